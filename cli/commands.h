@@ -1,0 +1,12 @@
+// Each vlag subcommand registers itself on the CLI11 app and runs from the parsed options.
+// Exit codes: 0 success / all held, 1 a violation, 2 bad input or usage.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace vlag::cli {
+
+/// `vlag demo`: the built-in default workload on the reference runqueue.
+void add_demo_command(CLI::App& app, int& exit_code);
+
+}  // namespace vlag::cli

@@ -1,0 +1,30 @@
+// SPEC.md §6 evaluated on the reference's exact state: check_state for the invariants of a single
+// state, check_step for those that relate a state to the one before it. Each violation carries
+// its SPEC.md ID and whether the preset promises the invariant in that situation; a violation
+// that is not promised is the documented behaviour of that kernel version, not a bug.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reference/runqueue.h"
+#include "spec/ops.h"
+
+namespace vlag::reference {
+
+struct Violation {
+  std::string id;      // "INV-LAG-SUM", …
+  std::string detail;  // values that show it
+  bool promised = true;
+};
+
+std::vector<Violation> check_state(const Runqueue& rq);
+std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Runqueue& after);
+
+/// The violations a preset promises never to show.
+std::vector<Violation> promised_only(std::vector<Violation> all);
+
+/// THM-LAG-BOUND for the `paper` preset: −r_k < lag_k < max(r_k, q) for every queued k.
+std::vector<Violation> check_paper_lag_bound(const Runqueue& rq);
+
+}  // namespace vlag::reference

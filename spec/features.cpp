@@ -1,0 +1,132 @@
+#include "spec/features.h"
+
+#include <bit>
+
+#include "spec/error.h"
+
+namespace vlag {
+namespace {
+
+constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
+    "PLACE_LAG",         "PLACE_DEADLINE_INITIAL", "PLACE_REL_DEADLINE",
+    "RUN_TO_PARITY",     "PREEMPT_SHORT",          "PICK_BUDDY",
+    "NEXT_BUDDY",        "DELAY_DEQUEUE",          "DELAY_ZERO",
+    "WAKEUP_PREEMPTION",
+};
+
+Preset linux_preset(std::string name, std::initializer_list<Feature> on) {
+  Preset p;
+  p.name = std::move(name);
+  for (Feature f : on) p.set(f, true);
+  return p;
+}
+
+// SPEC.md §5, one function per column of the tables.
+Preset linux_6_6() {
+  using enum Feature;
+  Preset p = linux_preset("linux-6.6",
+                          {PLACE_LAG, PLACE_DEADLINE_INITIAL, RUN_TO_PARITY, WAKEUP_PREEMPTION});
+  p.protection = Protection::Stash;
+  p.wakeup = WakeupRule::Pick;
+  p.reweight = ReweightRule::KeepV;
+  p.base_slice_norm_ns = 750'000;
+  return p;
+}
+
+Preset linux_6_12() {
+  using enum Feature;
+  Preset p = linux_preset("linux-6.12",
+                          {PLACE_LAG, PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE, RUN_TO_PARITY,
+                           PREEMPT_SHORT, DELAY_DEQUEUE, DELAY_ZERO, WAKEUP_PREEMPTION});
+  p.protection = Protection::Stash;
+  p.wakeup = WakeupRule::ShortV1;
+  p.reweight = ReweightRule::Rescale;
+  p.base_slice_norm_ns = 750'000;
+  return p;
+}
+
+Preset linux_6_18() {
+  using enum Feature;
+  Preset p = linux_preset(
+      "linux-6.18", {PLACE_LAG, PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE, RUN_TO_PARITY,
+                     PREEMPT_SHORT, PICK_BUDDY, DELAY_DEQUEUE, DELAY_ZERO, WAKEUP_PREEMPTION});
+  p.protection = Protection::Vprot;
+  p.wakeup = WakeupRule::ShortV2;
+  p.reweight = ReweightRule::Place;
+  p.base_slice_norm_ns = 700'000;
+  return p;
+}
+
+// The TR's algorithm: quanta of q = TICK, requests of one quantum by default, rejoin strategy s.
+Preset paper(int strategy) {
+  using enum Feature;
+  Preset p;
+  p.name = "paper-" + std::to_string(strategy);
+  p.rejoin_strategy = strategy;
+  p.set(PLACE_LAG, strategy == 1);
+  p.set(DELAY_DEQUEUE, strategy == 3);
+  p.set(DELAY_ZERO, strategy == 3);
+  p.join = JoinRule::Paper;
+  p.clamp = LagClamp::None;
+  p.protection = Protection::None;
+  p.wakeup = WakeupRule::None;
+  p.reweight = ReweightRule::Rescale;
+  p.base_slice_norm_ns = 4'000'000;
+  return p;
+}
+
+}  // namespace
+
+std::string_view feature_name(Feature f) { return kFeatureNames[static_cast<size_t>(f)]; }
+
+std::vector<std::string> preset_names() {
+  return {"linux-6.18", "linux-6.12", "linux-6.6", "paper", "paper-1", "paper-2", "paper-3"};
+}
+
+Preset preset_by_name(std::string_view name) {
+  if (name == "linux-6.18") return linux_6_18();
+  if (name == "linux-6.12") return linux_6_12();
+  if (name == "linux-6.6") return linux_6_6();
+  if (name == "paper" || name == "paper-1") return paper(1);
+  if (name == "paper-2") return paper(2);
+  if (name == "paper-3") return paper(3);
+  std::string known;
+  for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+  throw Error("unknown preset '" + std::string(name) + "' (known: " + known + ")");
+}
+
+void apply_feature_overrides(Preset& preset, std::string_view spec) {
+  while (!spec.empty()) {
+    const size_t comma = spec.find(',');
+    std::string_view item = spec.substr(0, comma);
+    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
+    if (item.empty()) continue;
+    const bool on = item.front() != '-';
+    if (!on || item.front() == '+') item.remove_prefix(1);
+    bool found = false;
+    for (size_t i = 0; i < kFeatureCount; ++i) {
+      if (kFeatureNames[i] == item) {
+        preset.features[i] = on;
+        found = true;
+      }
+    }
+    if (!found) throw Error("unknown feature '" + std::string(item) + "'");
+  }
+}
+
+int64_t Params::tick_ns() const { return (1'000'000'000 + hz / 2) / hz; }
+
+int64_t Params::base_slice_ns() const {
+  const unsigned cpus = static_cast<unsigned>(ncpus < 8 ? ncpus : 8);
+  const int factor = 1 + static_cast<int>(std::bit_width(cpus)) - 1;
+  return preset.base_slice_norm_ns * factor;
+}
+
+Params make_params(Preset preset, int hz, int ncpus) {
+  if (hz < 100 || hz > 1000) throw Error("HZ " + std::to_string(hz) + " is outside 100..1000");
+  if (ncpus < 1 || ncpus > 4096)
+    throw Error("CPU count " + std::to_string(ncpus) + " is outside 1..4096");
+  return Params{std::move(preset), hz, ncpus};
+}
+
+}  // namespace vlag

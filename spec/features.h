@@ -1,0 +1,83 @@
+// SPEC.md §5: feature flags (named as in Linux's kernel/sched/features.h), the version behaviours
+// that are not flags, and the presets that bundle both.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vlag {
+
+enum class Feature : uint8_t {
+  PLACE_LAG,
+  PLACE_DEADLINE_INITIAL,
+  PLACE_REL_DEADLINE,
+  RUN_TO_PARITY,
+  PREEMPT_SHORT,
+  PICK_BUDDY,
+  NEXT_BUDDY,
+  DELAY_DEQUEUE,
+  DELAY_ZERO,
+  WAKEUP_PREEMPTION,
+};
+inline constexpr size_t kFeatureCount = 10;
+
+std::string_view feature_name(Feature f);
+
+/// How a joining entity's saved lag is applied (SPEC.md §4.3 step 2).
+enum class JoinRule : uint8_t { Inflate, Paper };
+/// Clamp applied to a saved lag (SPEC.md §4.7).
+enum class LagClamp : uint8_t { None, TwiceSlice };
+/// Slice protection generation (SPEC.md §4.5).
+enum class Protection : uint8_t { None, Stash, Vprot };
+/// Wakeup-preemption rule (SPEC.md §4.6).
+enum class WakeupRule : uint8_t { None, Pick, ShortV1, ShortV2 };
+/// Reweight generation (SPEC.md §4.8).
+enum class ReweightRule : uint8_t { KeepV, Rescale, Place };
+
+/// A preset: flags plus version behaviours plus the unscaled base slice.
+struct Preset {
+  std::string name;
+  std::array<bool, kFeatureCount> features{};
+  JoinRule join = JoinRule::Inflate;
+  LagClamp clamp = LagClamp::TwiceSlice;
+  Protection protection = Protection::Vprot;
+  WakeupRule wakeup = WakeupRule::ShortV2;
+  ReweightRule reweight = ReweightRule::Place;
+  int rejoin_strategy = 0;         // paper only: 1, 2 or 3 (TR §5); 0 for Linux presets
+  int64_t base_slice_norm_ns = 0;  // normalized sysctl_sched_base_slice (one CPU)
+
+  bool has(Feature f) const { return features[static_cast<size_t>(f)]; }
+  void set(Feature f, bool on) { features[static_cast<size_t>(f)] = on; }
+};
+
+/// Names accepted by preset_by_name, default first.
+std::vector<std::string> preset_names();
+inline constexpr std::string_view kDefaultPreset = "linux-6.18";
+
+/// A preset by name: "paper", "paper-1".."paper-3", "linux-6.6", "linux-6.12", "linux-6.18".
+/// Throws vlag::Error naming the accepted names otherwise.
+Preset preset_by_name(std::string_view name);
+
+/// Applies "NAME,-NAME,…" (feature names as in Linux) on top of a preset. Throws on unknown names.
+void apply_feature_overrides(Preset& preset, std::string_view spec);
+
+/// The run parameters that turn a preset into numbers (SPEC.md §1).
+struct Params {
+  Preset preset;
+  int hz = 250;
+  int ncpus = 1;
+
+  int64_t tick_ns() const;
+  /// b: base slice with the CPU factor 1 + floor(log2(min(ncpus, 8))).
+  int64_t base_slice_ns() const;
+  /// b_norm: base slice without the CPU factor.
+  int64_t base_slice_norm_ns() const { return preset.base_slice_norm_ns; }
+};
+
+/// Throws vlag::Error unless hz is in 100..1000 and ncpus in 1..4096.
+Params make_params(Preset preset, int hz = 250, int ncpus = 1);
+
+}  // namespace vlag

@@ -1,0 +1,71 @@
+#include "spec/features.h"
+
+#include <gtest/gtest.h>
+
+#include "spec/error.h"
+
+namespace vlag {
+namespace {
+
+TEST(Presets, EveryNamedPresetLoads) {
+  for (const auto& name : preset_names()) EXPECT_NO_THROW(preset_by_name(name)) << name;
+  EXPECT_EQ(preset_names().front(), kDefaultPreset);
+}
+
+TEST(Presets, UnknownNameIsAnErrorListingTheKnownOnes) {
+  try {
+    preset_by_name("linux-5.0");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("linux-6.18"), std::string::npos);
+  }
+}
+
+TEST(Presets, VersionDifferencesFromSpecTable) {
+  const Preset p66 = preset_by_name("linux-6.6"), p612 = preset_by_name("linux-6.12"),
+               p618 = preset_by_name("linux-6.18"), paper = preset_by_name("paper");
+  EXPECT_FALSE(p66.has(Feature::DELAY_DEQUEUE));
+  EXPECT_TRUE(p612.has(Feature::DELAY_DEQUEUE));
+  EXPECT_TRUE(p618.has(Feature::PICK_BUDDY));
+  EXPECT_FALSE(p612.has(Feature::PICK_BUDDY));
+  EXPECT_EQ(p66.base_slice_norm_ns, 750'000);
+  EXPECT_EQ(p618.base_slice_norm_ns, 700'000);
+  EXPECT_EQ(p618.protection, Protection::Vprot);
+  EXPECT_EQ(p612.protection, Protection::Stash);
+  EXPECT_EQ(paper.join, JoinRule::Paper);
+  EXPECT_EQ(paper.clamp, LagClamp::None);
+  EXPECT_FALSE(paper.has(Feature::WAKEUP_PREEMPTION));
+  EXPECT_TRUE(preset_by_name("paper-3").has(Feature::DELAY_ZERO));
+  EXPECT_FALSE(preset_by_name("paper-2").has(Feature::PLACE_LAG));
+}
+
+TEST(Presets, FeatureOverrides) {
+  Preset p = preset_by_name("linux-6.18");
+  apply_feature_overrides(p, "-RUN_TO_PARITY,NEXT_BUDDY,+PLACE_LAG");
+  EXPECT_FALSE(p.has(Feature::RUN_TO_PARITY));
+  EXPECT_TRUE(p.has(Feature::NEXT_BUDDY));
+  EXPECT_TRUE(p.has(Feature::PLACE_LAG));
+  EXPECT_THROW(apply_feature_overrides(p, "NO_SUCH"), Error);
+}
+
+TEST(Params, BaseSliceScalesWithLogOfCpusCappedAtEight) {
+  const Preset p = preset_by_name("linux-6.18");
+  EXPECT_EQ(make_params(p, 250, 1).base_slice_ns(), 700'000);
+  EXPECT_EQ(make_params(p, 250, 2).base_slice_ns(), 1'400'000);  // the dev machines' 1.4 ms
+  EXPECT_EQ(make_params(p, 250, 3).base_slice_ns(), 1'400'000);
+  EXPECT_EQ(make_params(p, 250, 4).base_slice_ns(), 2'100'000);
+  EXPECT_EQ(make_params(p, 250, 8).base_slice_ns(), 2'800'000);
+  EXPECT_EQ(make_params(p, 250, 64).base_slice_ns(), 2'800'000);
+}
+
+TEST(Params, TickAndRanges) {
+  const Preset p = preset_by_name("linux-6.18");
+  EXPECT_EQ(make_params(p, 250).tick_ns(), 4'000'000);
+  EXPECT_EQ(make_params(p, 300).tick_ns(), 3'333'333);
+  EXPECT_EQ(make_params(p, 1000).tick_ns(), 1'000'000);
+  EXPECT_THROW(make_params(p, 0), Error);
+  EXPECT_THROW(make_params(p, 250, 0), Error);
+}
+
+}  // namespace
+}  // namespace vlag

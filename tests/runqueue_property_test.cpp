@@ -1,0 +1,145 @@
+// Properties of the reference over random operation sequences (SPEC.md §6). Case counts and
+// seeds come from RC_PARAMS, e.g. RC_PARAMS="max_success=10000 seed=42".
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "op_gen.h"
+#include "reference/invariants.h"
+#include "reference/runqueue.h"
+#include "rq_helpers.h"
+#include "spec/error.h"
+
+namespace vlag::reference {
+namespace {
+
+using testing::make_rq;
+
+std::string snapshot(const Runqueue& rq) {
+  std::string s = std::to_string(rq.now()) + " V=" + rq.avg_vruntime().get_str() +
+                  " curr=" + (rq.curr() ? std::to_string(*rq.curr()) : "-");
+  for (const auto& e : rq.entities())
+    s += " [" + std::to_string(e.id) + " w=" + std::to_string(e.weight) +
+         " r=" + std::to_string(e.slice) + " v=" + e.vruntime.get_str() +
+         " d=" + e.deadline.get_str() + " vl=" + e.vlag.get_str() +
+         " st=" + std::to_string(static_cast<int>(e.status)) + "]";
+  return s;
+}
+
+struct Setup {
+  std::string preset;
+  std::vector<std::pair<int64_t, int64_t>> tasks;  // weight, slice
+};
+
+rc::Gen<Setup> gen_setup() {
+  return rc::gen::apply(
+      [](std::string preset, std::vector<std::pair<int64_t, int64_t>> tasks) {
+        return Setup{std::move(preset), std::move(tasks)};
+      },
+      rc::gen::elementOf(testing::all_presets()),
+      rc::gen::container<std::vector<std::pair<int64_t, int64_t>>>(
+          *rc::gen::inRange<size_t>(1, 6),
+          rc::gen::pair(testing::gen_weight(), testing::gen_slice())));
+}
+
+Runqueue build(const Setup& s) {
+  Runqueue rq = make_rq(s.preset);
+  for (size_t i = 0; i < s.tasks.size(); ++i)
+    rq.create(static_cast<TaskId>(i + 1), s.tasks[i].first, s.tasks[i].second);
+  return rq;
+}
+
+// Every invariant a preset promises (SPEC.md §6) holds after every accepted operation, and a
+// rejected operation leaves the state exactly as it was.
+RC_GTEST_PROP(ReferenceProperties, PromisedInvariantsHoldAfterEveryOperation, ()) {
+  const Setup setup = *gen_setup();
+  Runqueue rq = build(setup);
+  const auto ops =
+      *rc::gen::container<std::vector<Op>>(testing::gen_op(static_cast<int>(setup.tasks.size())));
+  int accepted = 0;
+  for (const Op& op : ops) {
+    const Runqueue before = rq;
+    try {
+      rq.apply(op);
+    } catch (const Error&) {
+      RC_ASSERT(snapshot(rq) == snapshot(before));
+      continue;
+    }
+    ++accepted;
+    const auto v = promised_only(check_step(before, op, rq));
+    if (!v.empty())
+      RC_FAIL(setup.preset + ": " + v.front().id + " after " + to_string(op) + ": " +
+              v.front().detail + "\nbefore: " + snapshot(before) + "\nafter:  " + snapshot(rq));
+  }
+  RC_CLASSIFY(accepted >= 20, "20+ accepted operations");
+  RC_CLASSIFY(accepted < 5, "under 5 accepted operations");
+}
+
+// TR Theorem 1 and the pairwise bound derived from it, in a steady paper system: clients join
+// at time 0 with zero lag and stay; a picked client runs min(q, its remaining request).
+RC_GTEST_PROP(ReferenceProperties, PaperSteadySystemStaysWithinLagAndPairBounds, ()) {
+  auto rq = make_rq("paper-1");
+  const int64_t q = rq.params().tick_ns();
+  const auto n = *rc::gen::inRange(2, 6);
+  std::vector<int64_t> service(static_cast<size_t>(n) + 1, 0);
+  for (TaskId i = 1; i <= n; ++i) {
+    const int64_t r = *rc::gen::element<int64_t>(q / 4, q / 2, q, 2 * q, 3 * q);
+    rq.create(i, nice_to_weight(*rc::gen::inRange(-10, 11)), r);
+    rq.enqueue_entity(i);
+  }
+  const auto decisions = *rc::gen::inRange(10, 400);
+  for (int k = 0; k < decisions; ++k) {
+    const TaskId c = *rq.pick_next_entity();
+    const int64_t run = std::min(q, rq.remaining_request(rq.entity(c)));
+    rq.update_curr(run);
+    service[static_cast<size_t>(c)] += run;
+    const auto v = check_paper_lag_bound(rq);
+    if (!v.empty()) RC_FAIL(v.front().detail + " at t=" + std::to_string(rq.now()));
+    for (TaskId i = 1; i <= n; ++i)
+      for (TaskId j = i + 1; j <= n; ++j) {
+        const Entity& a = rq.entity(i);
+        const Entity& b = rq.entity(j);
+        const Num diff = abs(Num(service[static_cast<size_t>(i)], a.weight) -
+                             Num(service[static_cast<size_t>(j)], b.weight));
+        const Num bound = Num(a.slice + std::max(a.slice, q), a.weight) +
+                          Num(b.slice + std::max(b.slice, q), b.weight);
+        RC_ASSERT(diff < bound);
+      }
+  }
+}
+
+// THM-WAKEUP-LATENCY in a steady paper system: a client that joins with zero lag is first
+// served by t0 + r·(W − w)/w + q.
+RC_GTEST_PROP(ReferenceProperties, PaperZeroLagJoinerRunsWithinLatencyBound, ()) {
+  auto rq = make_rq("paper-1");
+  const int64_t q = rq.params().tick_ns();
+  const auto n = *rc::gen::inRange(1, 5);
+  for (TaskId i = 1; i <= n; ++i) {
+    rq.create(i, nice_to_weight(*rc::gen::inRange(-5, 6)),
+              *rc::gen::element<int64_t>(q / 2, q, 2 * q));
+    rq.enqueue_entity(i);
+  }
+  const TaskId k = n + 1;
+  const int64_t wk = nice_to_weight(*rc::gen::inRange(-5, 6));
+  const int64_t rk = *rc::gen::element<int64_t>(q / 2, q, 2 * q);
+  rq.create(k, wk, rk);
+  const auto join_after = *rc::gen::inRange(0, 50);
+  std::optional<int64_t> t0;
+  for (int step = 0; step < 10'000; ++step) {
+    if (step == join_after) {
+      rq.enqueue_entity(k);
+      t0 = rq.now();
+    }
+    const TaskId c = *rq.pick_next_entity();
+    if (c == k) {
+      const int64_t W = rq.total_weight();
+      const Num bound = Num(*t0) + Num(rk * (W - wk), wk) + q;
+      RC_ASSERT(Num(rq.now()) <= bound);
+      return;
+    }
+    rq.update_curr(std::min(q, rq.remaining_request(rq.entity(c))));
+  }
+  RC_FAIL("the joiner never ran");
+}
+
+}  // namespace
+}  // namespace vlag::reference
