@@ -42,7 +42,8 @@ int run_demo(const DemoOptions& o) {
                         us(static_cast<double>(t.wakeup.max_ns)), t.wakeup.count);
     fmt::print("{:<10} {:>4} {:>6} {:>9} {:>7.2f}% {:>7.2f}% {:>+7.2f} {:>11}   {}\n", t.spec.name,
                t.spec.nice, t.weight, ms(static_cast<double>(t.slice_ns)), 100 * t.share,
-               100 * t.ideal_share, 100 * (t.share - t.ideal_share), ms(t.max_abs_lag_ns), lat);
+               100 * t.ideal_share, 100 * (t.share - t.ideal_share),
+               ms(std::max(-t.min_lag_ns, t.max_lag_ns)), lat);
   }
   fmt::print(
       "\nshares: ideal = weighted max-min fair share given each task's demand; diff in "

@@ -91,6 +91,8 @@ class Runqueue {
   void set_observer(Observer<Num>* observer) { observer_ = observer; }
 
  private:
+  friend struct RunqueueTestAccess;  // tests corrupt a state on purpose to test the checks
+
   struct Choice {
     std::optional<TaskId> id;
     bool by_protection = false;

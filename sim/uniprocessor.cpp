@@ -1,7 +1,6 @@
 #include "sim/uniprocessor.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -22,7 +21,8 @@ struct TaskState {
   std::optional<int64_t> woke_at;
   std::vector<int64_t> latencies;
   int64_t runtime = 0;
-  double max_abs_lag = 0;
+  double min_lag = 0;
+  double max_lag = 0;
   int64_t overruns = 0;
 };
 
@@ -103,7 +103,9 @@ class Driver {
     for (auto& task : tasks_) {
       const auto& e = rq_.entity(task.id);
       if (e.status == Status::Sleeping) continue;
-      task.max_abs_lag = std::max(task.max_abs_lag, std::fabs(rq_.lag(e).get_d()));
+      const double lag = rq_.lag(e).get_d();
+      task.min_lag = std::min(task.min_lag, lag);
+      task.max_lag = std::max(task.max_lag, lag);
     }
   }
 
@@ -166,7 +168,8 @@ class Driver {
       tr.runtime_ns = t.runtime;
       tr.share = static_cast<double>(t.runtime) / static_cast<double>(duration);
       tr.ideal_share = ideal[i];
-      tr.max_abs_lag_ns = t.max_abs_lag;
+      tr.min_lag_ns = t.min_lag;
+      tr.max_lag_ns = t.max_lag;
       tr.wakeup = summarize(t.latencies);
       tr.overruns = t.overruns;
       r.tasks.push_back(tr);

@@ -28,7 +28,8 @@ struct TaskReport {
   int64_t runtime_ns = 0;
   double share = 0;        // runtime / duration
   double ideal_share = 0;  // ideal_shares() with demand work/period (1 for hogs)
-  double max_abs_lag_ns = 0;
+  double min_lag_ns = 0;   // extremes of lag_i = w_i(V - v_i)/N while queued, ns of service
+  double max_lag_ns = 0;
   LatencySummary wakeup;  // activation → first run after it
   int64_t overruns = 0;   // activations that found the previous one unfinished
 };

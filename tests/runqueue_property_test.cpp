@@ -102,7 +102,9 @@ RC_GTEST_PROP(ReferenceProperties, PaperSteadySystemStaysWithinLagAndPairBounds,
                              Num(service[static_cast<size_t>(j)], b.weight));
         const Num bound = Num(a.slice + std::max(a.slice, q), a.weight) +
                           Num(b.slice + std::max(b.slice, q), b.weight);
-        RC_ASSERT(diff < bound);
+        if (!(diff < bound))
+          RC_FAIL("THM-PAIR-FAIR: |s_i/w_i - s_j/w_j| = " + diff.get_str() +
+                  " >= " + bound.get_str());
       }
   }
 }
@@ -133,7 +135,9 @@ RC_GTEST_PROP(ReferenceProperties, PaperZeroLagJoinerRunsWithinLatencyBound, ())
     if (c == k) {
       const int64_t W = rq.total_weight();
       const Num bound = Num(*t0) + Num(rk * (W - wk), wk) + q;
-      RC_ASSERT(Num(rq.now()) <= bound);
+      if (Num(rq.now()) > bound)
+        RC_FAIL("THM-WAKEUP-LATENCY: first run at " + std::to_string(rq.now()) + " > " +
+                bound.get_str());
       return;
     }
     rq.update_curr(std::min(q, rq.remaining_request(rq.entity(c))));

@@ -1,0 +1,139 @@
+// Each SPEC.md §6 check, fed a state that breaks it on purpose, must report the right ID; fed
+// the states the reference produces, it must stay silent (the property tests do that at scale).
+#include "reference/invariants.h"
+
+#include <gtest/gtest.h>
+
+#include "rq_helpers.h"
+
+namespace vlag::reference {
+
+struct RunqueueTestAccess {
+  static Entity& entity(Runqueue& rq, TaskId id) { return *rq.find(id); }
+  static Num& fluid(Runqueue& rq) { return rq.fluid_; }
+};
+
+namespace {
+
+using testing::make_rq;
+
+bool reports(const std::vector<Violation>& vs, const std::string& id) {
+  for (const auto& v : vs)
+    if (v.id == id) return true;
+  return false;
+}
+
+// Two nice-0 tasks queued, task 1 picked: the usual starting point.
+Runqueue pair(const std::string& preset) {
+  Runqueue rq = make_rq(preset);
+  rq.create(1, 1024, 0);
+  rq.create(2, 1024, 0);
+  rq.enqueue_entity(1);
+  rq.enqueue_entity(2);
+  return rq;
+}
+
+TEST(Invariants, LagSumCatchesAFluidClockThatDrifted) {
+  Runqueue rq = pair("linux-6.18");
+  EXPECT_FALSE(reports(check_state(rq), "INV-LAG-SUM"));
+  RunqueueTestAccess::fluid(rq) += 1;
+  EXPECT_TRUE(reports(check_state(rq), "INV-LAG-SUM"));
+}
+
+TEST(Invariants, DeadlineCatchesAnExpiredOrOversizedRequest) {
+  Runqueue rq = pair("linux-6.18");
+  EXPECT_FALSE(reports(check_state(rq), "INV-DEADLINE"));
+  Entity& e = RunqueueTestAccess::entity(rq, 2);
+  e.deadline = e.vruntime;  // nothing left of the request
+  EXPECT_TRUE(reports(check_state(rq), "INV-DEADLINE"));
+  e.deadline = e.vruntime + 10 * 700000;  // more left than was requested
+  EXPECT_TRUE(reports(check_state(rq), "INV-DEADLINE"));
+}
+
+TEST(Invariants, DelayCatchesARunningDelayedEntity) {
+  Runqueue rq = pair("linux-6.18");
+  rq.pick_next_entity();
+  RunqueueTestAccess::entity(rq, 1).status = Status::Delayed;
+  EXPECT_TRUE(reports(check_state(rq), "INV-DELAY"));
+}
+
+TEST(Invariants, DelayCatchesAnEligibleEntityBeingDelayed) {
+  Runqueue before = pair("linux-6.18");
+  Runqueue after = before;
+  RunqueueTestAccess::entity(after, 2).status = Status::Delayed;  // 2 is eligible (v = V)
+  EXPECT_TRUE(
+      reports(check_step(before, {OpKind::Dequeue, 2, 0, 0, kDequeueSleep}, after), "INV-DELAY"));
+}
+
+TEST(Invariants, PickEligibleCatchesAnIneligiblePick) {
+  Runqueue before = pair("linux-6.18");
+  Runqueue after = before;
+  after.pick_next_entity();
+  after.update_curr(500000);  // task 1 now ahead of V
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Pick}, after), "INV-PICK-ELIGIBLE"));
+}
+
+TEST(Invariants, PickEdfCatchesALaterDeadlineThanAnEligiblePeer) {
+  Runqueue before = pair("linux-6.18");
+  Runqueue after = before;
+  after.pick_next_entity();
+  after.yield_task();  // task 1 stays eligible with d = 1.05 ms; task 2 has d = 0.35 ms
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Pick}, after), "INV-PICK-EDF"));
+}
+
+TEST(Invariants, PlaceLagCatchesALostLag) {
+  Preset no_lag = preset_by_name("linux-6.6");
+  apply_feature_overrides(no_lag, "-PLACE_LAG");
+  Runqueue with = make_rq("linux-6.6");
+  Runqueue without(make_params(no_lag));
+  for (Runqueue* rq : {&with, &without}) {
+    for (TaskId id : {1, 2}) rq->create(id, 1024, 0);
+    rq->enqueue_entity(1);
+    rq->enqueue_entity(2);
+    rq->pick_next_entity();
+    rq->update_curr(300000);
+    rq->dequeue_entity(2, true);  // saved lag 150000 in both
+  }
+  const Runqueue before = with;
+  with.enqueue_entity(2);
+  without.enqueue_entity(2);
+  EXPECT_FALSE(reports(check_step(before, {OpKind::Enqueue, 2}, with), "INV-PLACE-LAG"));
+  // The same step judged by the PLACE_LAG preset, done without it: the lag was dropped.
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Enqueue, 2}, without), "INV-PLACE-LAG"));
+}
+
+TEST(Invariants, LagClampCatchesAnOversizedSavedLag) {
+  Runqueue before = pair("linux-6.18");
+  Runqueue after = before;
+  after.dequeue_entity(2, false);
+  EXPECT_FALSE(reports(check_step(before, {OpKind::Dequeue, 2}, after), "INV-LAG-CLAMP"));
+  RunqueueTestAccess::entity(after, 2).vlag = 5'000'000;  // clamp is max(2 * 0.7 ms, 4 ms)
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Dequeue, 2}, after), "INV-LAG-CLAMP"));
+}
+
+TEST(Invariants, ReweightIsPromisedWhereTheSpecSaysSo) {
+  for (const char* preset : {"linux-6.12", "linux-6.18", "paper-1"}) {
+    Runqueue before = pair(preset);
+    before.pick_next_entity();
+    before.update_curr(300000);
+    Runqueue after = before;
+    after.reweight_entity(2, 3121);
+    EXPECT_TRUE(promised_only(check_step(before, {OpKind::Reweight, 2, 3121}, after)).empty())
+        << preset;
+    // Moving the reweighted entity by hand afterwards breaks INV-REWEIGHT.
+    RunqueueTestAccess::entity(after, 2).vruntime += 1;
+    EXPECT_TRUE(reports(check_step(before, {OpKind::Reweight, 2, 3121}, after), "INV-REWEIGHT"))
+        << preset;
+  }
+}
+
+TEST(Invariants, PaperLagBoundCatchesALagBeyondTheRequest) {
+  Runqueue rq = pair("paper-1");
+  EXPECT_TRUE(check_paper_lag_bound(rq).empty());
+  RunqueueTestAccess::entity(rq, 1).vruntime = 8'000'000;  // lag −4 ms = −r
+  EXPECT_FALSE(check_paper_lag_bound(rq).empty());
+  EXPECT_EQ(check_paper_lag_bound(rq).front().id, "THM-LAG-BOUND");
+}
+
+}  // namespace
+}  // namespace vlag::reference
