@@ -1,0 +1,164 @@
+// The sched debug parser and the SNAP-* checks, on snapshots captured from Linux 6.18 (see
+// tests/data/linux/README.md) and on copies of them broken one field at a time.
+#include "trace/sched_debug.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "checker/snapshot_check.h"
+#include "spec/error.h"
+
+namespace vlag::trace {
+namespace {
+
+std::string read(const std::string& name) {
+  std::ifstream in(std::string(VLAG_TEST_DATA) + "/linux/" + name);
+  EXPECT_TRUE(in) << name;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+SchedDebugSnapshot parse(const std::string& text, const std::string& name = "snap") {
+  std::istringstream in(text);
+  return parse_sched_debug(in, name);
+}
+
+// Replaces the first occurrence of `from` on the line containing `anchor`.
+std::string edit(std::string text, const std::string& anchor, const std::string& from,
+                 const std::string& to) {
+  const size_t a = text.find(anchor);
+  EXPECT_NE(a, std::string::npos) << anchor;
+  const size_t line_start = text.rfind('\n', a) + 1;
+  const size_t p = text.find(from, line_start);
+  EXPECT_NE(p, std::string::npos) << from;
+  return text.replace(p, from.size(), to);
+}
+
+bool violates(const checker::SnapshotReport& r, const std::string& id) {
+  for (const auto& f : r.findings)
+    if (f.id == id && f.violation) return true;
+  return false;
+}
+
+TEST(SchedDebug, MsWithSixDecimalsIsExactNanoseconds) {
+  EXPECT_EQ(parse_ms_as_ns("21265.085472", "f", 1, "x"), 21'265'085'472);
+  EXPECT_EQ(parse_ms_as_ns("-1.048576", "f", 1, "x"), -1'048'576);
+  EXPECT_EQ(parse_ms_as_ns("0.000001", "f", 1, "x"), 1);
+  EXPECT_THROW(parse_ms_as_ns("1.5", "f", 1, "x"), Error);
+  EXPECT_THROW(parse_ms_as_ns("abc.000000", "f", 1, "x"), Error);
+  EXPECT_THROW(parse_ms_as_ns("99999999999999999.000000", "f", 1, "x"), Error);
+  try {
+    parse_ms_as_ns("1.5", "snap.txt", 42, "vruntime");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("snap.txt:42: field 'vruntime'", 0), 0u) << e.what();
+  }
+}
+
+TEST(SchedDebug, ParsesCpusCfsRqsAndTheTaskTable) {
+  const auto s = parse(read("hogs-nice.sched-debug.1.txt"));
+  EXPECT_EQ(s.version, "v0.11, 6.18.44-fc-v782 #1");
+  EXPECT_EQ(s.base_slice_ns, 1'400'000);
+  ASSERT_EQ(s.cpus.size(), 2u);
+  const auto& cpu1 = s.cpus[1];
+  EXPECT_EQ(cpu1.id, 1);
+  ASSERT_GE(cpu1.cfs_rqs.size(), 2u);
+  const auto& group = cpu1.cfs_rqs[0];
+  EXPECT_EQ(group.path, "/autogroup-1");
+  EXPECT_EQ(group.time_ns("avg_vruntime", s.file), 21'265'085'472);
+  EXPECT_EQ(group.integer("nr_queued", s.file), 3);
+  EXPECT_EQ(group.integer("load", s.file), 3'758'080);  // (1024 + 655 + 1991) << 10
+  int hogs = 0;
+  for (const auto& t : cpu1.tasks) {
+    if (t.comm != "hog") continue;
+    ++hogs;
+    EXPECT_EQ(t.state, 'R');
+    EXPECT_EQ(t.group_path, "/autogroup-1");
+    if (t.pid == 4974) {
+      EXPECT_TRUE(t.current);
+      EXPECT_EQ(t.prio, 122);
+    }
+    if (t.pid == 4975) {
+      EXPECT_EQ(t.eligible, false);
+    }
+  }
+  EXPECT_EQ(hogs, 3);
+}
+
+TEST(SchedDebug, CustomSliceFlagIsReadBeforeTheSlice) {
+  const auto s = parse(read("periodic-slice.sched-debug.2.txt"));
+  bool found = false;
+  for (const auto& cpu : s.cpus)
+    for (const auto& t : cpu.tasks)
+      if (t.slice_ns == 500'000) {
+        found = true;
+        EXPECT_TRUE(t.custom_slice);
+      }
+  EXPECT_TRUE(found);
+}
+
+TEST(SnapshotCheck, EveryCapturedSnapshotHolds) {
+  for (const char* name :
+       {"hogs-nice.sched-debug.1.txt", "hogs-nice.sched-debug.2.txt", "hogs-nice.sched-debug.3.txt",
+        "periodic-slice.sched-debug.1.txt", "periodic-slice.sched-debug.2.txt",
+        "periodic-slice.sched-debug.3.txt", "hackbench.sched-debug.1.txt",
+        "hackbench.sched-debug.2.txt", "hackbench.sched-debug.3.txt"}) {
+    const auto r = checker::check_snapshot(parse(read(name), name));
+    EXPECT_TRUE(r.ok()) << name;
+    EXPECT_GT(r.counts.at("SNAP-AVG-VRUNTIME").checked, 0) << name;
+    EXPECT_GT(r.counts.at("SNAP-ELIGIBLE").checked, 0) << name;
+  }
+}
+
+TEST(SnapshotCheck, AFlippedEligibleFlagIsAViolationAtItsLine) {
+  const std::string text =
+      edit(read("hogs-nice.sched-debug.1.txt"), " R             hog  4975", "   N   ", "   E   ");
+  const auto r = checker::check_snapshot(parse(text));
+  ASSERT_TRUE(violates(r, "SNAP-ELIGIBLE"));
+  for (const auto& f : r.findings)
+    if (f.id == "SNAP-ELIGIBLE") {
+      EXPECT_NE(f.where.find("pid 4975"), std::string::npos);
+    }
+}
+
+TEST(SnapshotCheck, AMovedAverageIsAViolation) {
+  const std::string text =
+      edit(read("hogs-nice.sched-debug.1.txt"), ".avg_vruntime                  : 21265.085472",
+           "21265.085472", "21265.085473");
+  EXPECT_TRUE(violates(checker::check_snapshot(parse(text)), "SNAP-AVG-VRUNTIME"));
+}
+
+TEST(SnapshotCheck, AWrongLeftDeadlineIsAViolation) {
+  const std::string text =
+      edit(read("hogs-nice.sched-debug.1.txt"), "21266.088962", "21266.088962", "21266.088961");
+  EXPECT_TRUE(violates(checker::check_snapshot(parse(text)), "SNAP-LEFT-DEADLINE"));
+}
+
+TEST(SnapshotCheck, ADeadlineBeyondOneSliceIsAViolation) {
+  // hog 4973 (nice 0, slice 1.4 ms): deadline pushed 10 ms ahead of its vruntime.
+  const std::string text = edit(read("hogs-nice.sched-debug.1.txt"), " R             hog  4973",
+                                "21266.088962", "21274.702458");
+  EXPECT_TRUE(violates(checker::check_snapshot(parse(text)), "SNAP-DEADLINE"));
+}
+
+TEST(SchedDebug, MalformedInputNamesFileLineAndField) {
+  const std::string text = edit(read("hogs-nice.sched-debug.1.txt"), " R             hog  4973",
+                                "21264.702458", "21264.70245x");
+  try {
+    parse(text, "bad.txt");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("bad.txt:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field 'vruntime'"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(parse("hello\nworld\n"), Error);
+  EXPECT_THROW(parse("cfs_rq[0]:/\n"), Error);
+  EXPECT_THROW(parse("cpu#0, 1 MHz\nrunnable tasks:\n S task PID\nxx\n"), Error);
+}
+
+}  // namespace
+}  // namespace vlag::trace

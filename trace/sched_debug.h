@@ -1,0 +1,69 @@
+// /sys/kernel/debug/sched/debug, parsed by its headers: per CPU, each cfs_rq's ".key : value"
+// fields and the "runnable tasks" table, whose columns differ between kernel versions and are
+// therefore looked up by their header names. Times are printed as ms with six decimals and
+// are kept as exact nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vlag::trace {
+
+struct SnapshotField {
+  std::string value;
+  int line = 0;
+};
+
+struct CfsRqSnapshot {
+  int cpu = 0;
+  std::string path;                             // "/" or "/autogroup-1"
+  int line = 0;                                 // the "cfs_rq[N]:/path" header
+  std::map<std::string, SnapshotField> fields;  // "left_deadline", "se->vruntime", …
+
+  /// A time field ("avg_vruntime", …) in ns; nullopt when absent. Throws on a malformed value.
+  std::optional<int64_t> time_ns(const std::string& key, const std::string& file) const;
+  /// An integer field ("nr_queued", "load", "se->load.weight"); nullopt when absent.
+  std::optional<int64_t> integer(const std::string& key, const std::string& file) const;
+};
+
+struct TaskRowSnapshot {
+  int line = 0;
+  bool current = false;  // '>' marker: the task running on that CPU
+  char state = '?';      // R, S, I, D, …
+  std::string comm;
+  int64_t pid = 0;
+  std::optional<int64_t> vruntime_ns;
+  std::optional<bool> eligible;  // the E/N column (6.6+)
+  std::optional<int64_t> deadline_ns;
+  std::optional<int64_t> slice_ns;
+  bool custom_slice = false;  // the 'S' flag printed before the slice (6.12+)
+  std::optional<int> prio;
+  std::string group_path;  // "/" when the kernel prints no group column
+};
+
+struct CpuSnapshot {
+  int id = 0;
+  int line = 0;
+  std::vector<CfsRqSnapshot> cfs_rqs;
+  std::vector<TaskRowSnapshot> tasks;
+};
+
+struct SchedDebugSnapshot {
+  std::string file;
+  std::string version;  // "v0.11, 6.18.44-… #1"
+  std::optional<int64_t> base_slice_ns;
+  std::vector<CpuSnapshot> cpus;
+};
+
+/// Exact ns from a printed "[-]ms.nnnnnn" value; throws vlag::Error naming file, line, field.
+int64_t parse_ms_as_ns(const std::string& text, const std::string& file, int line,
+                       const std::string& field);
+
+/// Parses a whole snapshot. Throws vlag::Error "FILE:LINE: field …" on malformed input.
+SchedDebugSnapshot parse_sched_debug(std::istream& in, const std::string& file);
+
+}  // namespace vlag::trace
