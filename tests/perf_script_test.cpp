@@ -1,0 +1,128 @@
+// The perf script / trace-cmd text parser, on captures from Linux 6.18 and on broken lines.
+#include "trace/perf_script.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "spec/error.h"
+
+namespace vlag::trace {
+namespace {
+
+std::vector<KernelEvent> parse_file(const std::string& name, PerfParseStats* stats = nullptr) {
+  std::ifstream in(std::string(VLAG_TEST_DATA) + "/linux/" + name);
+  EXPECT_TRUE(in) << name;
+  std::vector<KernelEvent> out;
+  const auto s = parse_perf_script(in, name, [&](const KernelEvent& e) { out.push_back(e); });
+  if (stats) *stats = s;
+  return out;
+}
+
+TEST(PerfScript, ParsesASwitchLine) {
+  const auto e = parse_perf_line(
+      "             hog  4988 [001]   377.672517:       sched:sched_switch: prev_comm=hog "
+      "prev_pid=4988 prev_prio=120 prev_state=R ==> next_comm=taskset next_pid=4987 "
+      "next_prio=120",
+      "f", 7);
+  EXPECT_EQ(e.kind, KernelEventKind::Switch);
+  EXPECT_EQ(e.line, 7);
+  EXPECT_EQ(e.cpu, 1);
+  EXPECT_EQ(e.time_ns, 377'672'517'000);
+  EXPECT_EQ(e.prev_comm, "hog");
+  EXPECT_EQ(e.prev_pid, 4988);
+  EXPECT_EQ(e.prev_state, "R");
+  EXPECT_EQ(e.comm, "taskset");
+  EXPECT_EQ(e.pid, 4987);
+  EXPECT_EQ(e.prio, 120);
+}
+
+TEST(PerfScript, TaskNamesWithSpacesAndTraceCmdLayout) {
+  const auto e = parse_perf_line(
+      "Web Content  7001 [003]  10.000000001: sched:sched_switch: prev_comm=Web Content "
+      "prev_pid=7001 prev_prio=120 prev_state=S ==> next_comm=Isolated Web Co next_pid=7002 "
+      "next_prio=139",
+      "f", 1);
+  EXPECT_EQ(e.prev_comm, "Web Content");
+  EXPECT_EQ(e.comm, "Isolated Web Co");
+  EXPECT_EQ(e.time_ns, 10'000'000'001);
+  EXPECT_EQ(e.prio, 139);
+  const auto t = parse_perf_line(
+      "          <idle>-0     [001] d..2.  1234.567890: sched_wakeup:         comm=kworker/1:2 "
+      "pid=118 prio=120 target_cpu=001",
+      "f", 2);
+  EXPECT_EQ(t.kind, KernelEventKind::Wakeup);
+  EXPECT_EQ(t.comm, "kworker/1:2");
+  EXPECT_EQ(t.target_cpu, 1);
+  EXPECT_EQ(t.time_ns, 1'234'567'890'000);
+  const auto r = parse_perf_line(
+      "  <...>-12 [000] 5.5: sched_stat_runtime: comm=a b pid=12 runtime=2000 [ns] vruntime=9 [ns]",
+      "f", 3);
+  EXPECT_EQ(r.comm, "a b");
+  EXPECT_EQ(r.runtime_ns, 2000);
+}
+
+TEST(PerfScript, CapturedTracesParseWhole) {
+  PerfParseStats stats;
+  const auto hogs = parse_file("hogs-nice.perf.txt", &stats);
+  EXPECT_EQ(stats.events, static_cast<int64_t>(hogs.size()));
+  EXPECT_EQ(stats.skipped, 0);
+  std::map<KernelEventKind, int> kinds;
+  for (const auto& e : parse_file("hackbench-head.perf.txt")) ++kinds[e.kind];
+  EXPECT_GT(kinds[KernelEventKind::Switch], 1000);
+  EXPECT_GT(kinds[KernelEventKind::Wakeup], 500);
+  EXPECT_GT(kinds[KernelEventKind::WakeupNew], 10);
+  EXPECT_GT(kinds[KernelEventKind::Migrate], 0);
+  // Three hogs pinned to CPU 1 with nice 0, 2, -3: prio 120, 122, 117 once they ran.
+  std::map<int64_t, int> prio;
+  for (const auto& e : hogs)
+    if (e.kind == KernelEventKind::Switch && e.comm == "hog" && e.prio) prio[e.pid] = *e.prio;
+  ASSERT_EQ(prio.size(), 3u);
+  std::vector<int> got;
+  for (const auto& [pid, p] : prio) got.push_back(p);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<int>{117, 120, 122}));
+}
+
+TEST(PerfScript, BadLinesNameFileLineAndField) {
+  const auto msg = [](const std::string& text) {
+    try {
+      parse_perf_line(text, "t.txt", 9);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(msg("garbage").find("t.txt:9: field 'cpu'"), std::string::npos);
+  EXPECT_NE(msg("a 1 [000] x: sched:sched_switch:").find("field 'time'"), std::string::npos);
+  EXPECT_NE(msg("a 1 [000] 1.0: sched:sched_foo: x=1").find("unknown event 'sched_foo'"),
+            std::string::npos);
+  EXPECT_NE(
+      msg("a 1 [000] 1.0: sched:sched_wakeup: comm=a pid=zz prio=1").find("field 'pid': 'zz'"),
+      std::string::npos);
+  EXPECT_NE(msg("a 1 [000] 1.0: sched:sched_switch: next_pid=3").find("field 'prev_pid'"),
+            std::string::npos);
+  EXPECT_NE(
+      msg("a 1 [000] 99999999999999.0: sched:sched_wakeup: comm=a pid=1").find("does not fit"),
+      std::string::npos);
+}
+
+TEST(PerfScript, KeepGoingCountsAndSkipsBadLines) {
+  std::istringstream in(
+      "a 1 [000] 1.0: sched:sched_wakeup: comm=a pid=1 prio=120 target_cpu=000\n"
+      "broken line\n"
+      "# comment\n"
+      "a 1 [000] 2.0: sched:sched_wakeup: comm=a pid=2 prio=120 target_cpu=000\n");
+  int n = 0;
+  const auto s = parse_perf_script(in, "k.txt", [&](const KernelEvent&) { ++n; }, {true});
+  EXPECT_EQ(n, 2);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_NE(s.first_error.find("k.txt:2:"), std::string::npos);
+  std::istringstream again("broken line\n");
+  EXPECT_THROW(parse_perf_script(again, "k.txt", [](const KernelEvent&) {}), Error);
+}
+
+}  // namespace
+}  // namespace vlag::trace

@@ -1,0 +1,48 @@
+// Linux scheduler tracepoints as parsed from text (`perf script`, `trace-cmd report`): one
+// KernelEvent per line, in the order of the file. Times are exact ns, as printed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace vlag::trace {
+
+enum class KernelEventKind : uint8_t {
+  Switch,       // sched_switch: prev → next on `cpu`
+  Wakeup,       // sched_wakeup: pid becomes runnable on target_cpu
+  WakeupNew,    // sched_wakeup_new: a new task's first wakeup
+  Waking,       // sched_waking: the wakeup starts (before placement)
+  Migrate,      // sched_migrate_task: pid moves orig_cpu → dest_cpu
+  Exit,         // sched_process_exit
+  Fork,         // sched_process_fork: parent pid forks child_pid
+  StatRuntime,  // sched_stat_runtime: pid ran `runtime` ns
+};
+
+const char* kernel_event_name(KernelEventKind kind);
+
+struct KernelEvent {
+  int line = 0;
+  int64_t time_ns = 0;
+  int cpu = 0;  // the CPU that recorded the event
+  KernelEventKind kind = KernelEventKind::Switch;
+  std::string comm;  // the task the event is about (switch: next)
+  int64_t pid = 0;
+  std::optional<int> prio;
+  // sched_switch
+  std::string prev_comm;
+  int64_t prev_pid = 0;
+  std::optional<int> prev_prio;
+  std::string prev_state;  // "R", "S", "D", "R+", …
+  // wakeup / migrate
+  std::optional<int> target_cpu;
+  std::optional<int> orig_cpu;
+  std::optional<int> dest_cpu;
+  // fork
+  int64_t child_pid = 0;
+  std::string child_comm;
+  // stat_runtime
+  std::optional<int64_t> runtime_ns;
+};
+
+}  // namespace vlag::trace

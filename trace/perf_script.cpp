@@ -1,0 +1,228 @@
+#include "trace/perf_script.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <istream>
+#include <utility>
+#include <vector>
+
+#include "spec/error.h"
+
+namespace vlag::trace {
+namespace {
+
+[[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
+  throw Error(file + ":" + std::to_string(line) + ": " + what);
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+int64_t to_int(const std::string& text, const std::string& file, int line,
+               const std::string& field) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || p != end)
+    fail(file, line, "field '" + field + "': '" + text + "' is not an integer that fits 64 bits");
+  return v;
+}
+
+// "381.230664" or "381.230664123" seconds → ns.
+int64_t seconds_to_ns(const std::string& text, const std::string& file, int line) {
+  const size_t dot = text.find('.');
+  const std::string whole = text.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  if (!all_digits(whole) || (dot != std::string::npos && !all_digits(frac)) || frac.size() > 9)
+    fail(file, line, "field 'time': '" + text + "' is not seconds with up to 9 decimals");
+  const int64_t s = to_int(whole, file, line, "time");
+  if (s > INT64_MAX / 1'000'000'000 - 1)
+    fail(file, line, "field 'time': '" + text + "' does not fit 64-bit nanoseconds");
+  int64_t ns = frac.empty() ? 0 : to_int(frac, file, line, "time");
+  for (size_t i = frac.size(); i < 9; ++i) ns *= 10;
+  return s * 1'000'000'000 + ns;
+}
+
+struct EventKeys {
+  const char* name;
+  KernelEventKind kind;
+  std::vector<const char*> keys;  // in the order the tracepoint prints them
+};
+
+const std::array<EventKeys, 8>& event_table() {
+  static const std::array<EventKeys, 8> t = {{
+      {"sched_switch",
+       KernelEventKind::Switch,
+       {"prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio"}},
+      {"sched_wakeup", KernelEventKind::Wakeup, {"comm", "pid", "prio", "success", "target_cpu"}},
+      {"sched_wakeup_new",
+       KernelEventKind::WakeupNew,
+       {"comm", "pid", "prio", "success", "target_cpu"}},
+      {"sched_waking", KernelEventKind::Waking, {"comm", "pid", "prio", "success", "target_cpu"}},
+      {"sched_migrate_task",
+       KernelEventKind::Migrate,
+       {"comm", "pid", "prio", "orig_cpu", "dest_cpu"}},
+      {"sched_process_exit", KernelEventKind::Exit, {"comm", "pid", "prio", "group_dead"}},
+      {"sched_process_fork", KernelEventKind::Fork, {"comm", "pid", "child_comm", "child_pid"}},
+      {"sched_stat_runtime", KernelEventKind::StatRuntime, {"comm", "pid", "runtime", "vruntime"}},
+  }};
+  return t;
+}
+
+// Splits "k1=v1 k2=v two k3=v3" at the known keys; a value runs to the next known key, so task
+// names with spaces survive. Keys the kernel version does not print are simply absent.
+std::vector<std::pair<std::string, std::string>> split_fields(const std::string& trace,
+                                                              const EventKeys& ev) {
+  std::vector<std::pair<std::string, size_t>> found;  // key, position of its value
+  size_t from = 0;
+  for (const char* key : ev.keys) {
+    const std::string k = std::string(key) + "=";
+    size_t p = trace.find(k, from);
+    while (p != std::string::npos && p != 0 && trace[p - 1] != ' ') p = trace.find(k, p + 1);
+    if (p == std::string::npos) continue;
+    found.emplace_back(key, p + k.size());
+    from = p + k.size();
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < found.size(); ++i) {
+    const size_t start = found[i].second;
+    size_t end = trace.size();
+    if (i + 1 < found.size()) end = found[i + 1].second - found[i + 1].first.size() - 1;
+    std::string v = trim(trace.substr(start, end - start));
+    if (v.size() >= 3 && v.compare(v.size() - 3, 3, "==>") == 0)
+      v = trim(v.substr(0, v.size() - 3));
+    if (v.size() >= 4 && v.compare(v.size() - 4, 4, "[ns]") == 0)
+      v = trim(v.substr(0, v.size() - 4));
+    out.emplace_back(found[i].first, v);
+  }
+  return out;
+}
+
+void fill(KernelEvent& e, const std::string& key, const std::string& v, const std::string& file,
+          int line) {
+  const auto num = [&] { return to_int(v, file, line, key); };
+  const auto small = [&] { return static_cast<int>(num()); };
+  if (key == "comm" || key == "next_comm")
+    e.comm = v;
+  else if (key == "pid" || key == "next_pid")
+    e.pid = num();
+  else if (key == "prio" || key == "next_prio")
+    e.prio = small();
+  else if (key == "prev_comm")
+    e.prev_comm = v;
+  else if (key == "prev_pid")
+    e.prev_pid = num();
+  else if (key == "prev_prio")
+    e.prev_prio = small();
+  else if (key == "prev_state")
+    e.prev_state = v;
+  else if (key == "target_cpu")
+    e.target_cpu = small();
+  else if (key == "orig_cpu")
+    e.orig_cpu = small();
+  else if (key == "dest_cpu")
+    e.dest_cpu = small();
+  else if (key == "child_comm")
+    e.child_comm = v;
+  else if (key == "child_pid")
+    e.child_pid = num();
+  else if (key == "runtime")
+    e.runtime_ns = num();
+}
+
+}  // namespace
+
+const char* kernel_event_name(KernelEventKind kind) {
+  for (const auto& ev : event_table())
+    if (ev.kind == kind) return ev.name;
+  return "?";
+}
+
+KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line) {
+  KernelEvent e;
+  e.line = line;
+  // "<comm> <pid> [<cpu>] <time>: …" (perf) or "<comm>-<pid> [<cpu>] <flags> <time>: …"
+  // (trace-cmd). The CPU bracket is the anchor; the task name before it may contain anything.
+  size_t open = text.find(" [");
+  while (open != std::string::npos) {
+    const size_t close = text.find(']', open);
+    if (close != std::string::npos && all_digits(text.substr(open + 2, close - open - 2))) break;
+    open = text.find(" [", open + 1);
+  }
+  if (open == std::string::npos) fail(file, line, "field 'cpu': no [CPU] column");
+  const size_t close = text.find(']', open);
+  e.cpu = static_cast<int>(to_int(text.substr(open + 2, close - open - 2), file, line, "cpu"));
+
+  if (trim(text.substr(0, open)).empty()) fail(file, line, "field 'comm': no task before [CPU]");
+
+  // After the CPU: optional trace-cmd flags, "<seconds>:", an optional period, "<event>:".
+  size_t pos = close + 1;
+  const auto next_token = [&]() -> std::string {
+    const size_t b = text.find_first_not_of(' ', pos);
+    if (b == std::string::npos) return {};
+    const size_t end = text.find(' ', b);
+    pos = end == std::string::npos ? text.size() : end;
+    return text.substr(b, pos - b);
+  };
+  std::string tok = next_token();
+  while (!tok.empty() && !(tok.back() == ':' && all_digits(std::string(1, tok.front()))))
+    tok = next_token();
+  if (tok.empty()) fail(file, line, "field 'time': no '<seconds>:' after [CPU]");
+  e.time_ns = seconds_to_ns(tok.substr(0, tok.size() - 1), file, line);
+  tok = next_token();
+  if (all_digits(tok)) tok = next_token();  // perf's period column
+  if (tok.empty() || tok.back() != ':') fail(file, line, "field 'event': missing");
+  std::string name = tok.substr(0, tok.size() - 1);
+  if (name.rfind("sched:", 0) == 0) name = name.substr(6);
+  const EventKeys* ev = nullptr;
+  for (const auto& candidate : event_table())
+    if (name == candidate.name) ev = &candidate;
+  if (!ev) fail(file, line, "field 'event': unknown event '" + name + "'");
+  e.kind = ev->kind;
+
+  const auto fields = split_fields(pos < text.size() ? text.substr(pos) : std::string(), *ev);
+  for (const auto& [key, value] : fields) fill(e, key, value, file, line);
+  const bool is_switch = e.kind == KernelEventKind::Switch;
+  const bool has_pid = std::any_of(fields.begin(), fields.end(), [&](const auto& f) {
+    return f.first == (is_switch ? "next_pid" : "pid");
+  });
+  if (!has_pid)
+    fail(file, line, std::string("field '") + (is_switch ? "next_pid" : "pid") + "': missing");
+  if (is_switch && std::none_of(fields.begin(), fields.end(),
+                                [](const auto& f) { return f.first == "prev_pid"; }))
+    fail(file, line, "field 'prev_pid': missing");
+  return e;
+}
+
+PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
+                                 const std::function<void(const KernelEvent&)>& sink,
+                                 const PerfParseOptions& options) {
+  PerfParseStats stats;
+  std::string raw;
+  for (int line = 1; std::getline(in, raw); ++line) {
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    const std::string s = trim(raw);
+    if (s.empty() || s[0] == '#') continue;
+    KernelEvent e;
+    try {
+      e = parse_perf_line(raw, file, line);
+    } catch (const Error& err) {
+      if (!options.keep_going) throw;
+      if (stats.skipped++ == 0) stats.first_error = err.what();
+      continue;
+    }
+    ++stats.events;
+    sink(e);
+  }
+  return stats;
+}
+
+}  // namespace vlag::trace

@@ -1,0 +1,34 @@
+// Parser for the text that `perf script` (default layout, or -F comm,pid,cpu,time,event,trace)
+// and `trace-cmd report` print for the sched tracepoints. A line whose task names contain
+// spaces or are shown as <...> is handled: values are split at the known keys of each event.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "trace/kernel_events.h"
+
+namespace vlag::trace {
+
+struct PerfParseOptions {
+  /// Skip (and count) malformed lines and unknown events instead of stopping at the first.
+  bool keep_going = false;
+};
+
+struct PerfParseStats {
+  int64_t events = 0;
+  int64_t skipped = 0;      // with keep_going: lines that did not parse
+  std::string first_error;  // the first skipped line's message
+};
+
+/// Parses one line; throws vlag::Error "FILE:LINE: field …" when it is not a sched event.
+KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line);
+
+/// Streams a whole file, calling sink for each event in file order. Blank lines and '#'
+/// comments are ignored.
+PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
+                                 const std::function<void(const KernelEvent&)>& sink,
+                                 const PerfParseOptions& options = {});
+
+}  // namespace vlag::trace
