@@ -26,6 +26,7 @@ struct CpuState {
 struct LiveTask {
   int cpu = -1;             // runnable on this CPU (-1: not runnable)
   int64_t wait_since = -1;  // runnable and waiting since
+  bool woken = false;       // that wait started with a wakeup, not a preemption
   double base_ideal = 0;    // ideal and counted service at the start of the runnable interval
   double base_counted = 0;
   bool slept = false;         // blocked at least once in the window
@@ -240,7 +241,9 @@ class Analysis {
             d > *std::max_element(next->delays_ns.begin(), next->delays_ns.end()))
           next->max_delay_at_ns = lt.wait_since;
         next->delays_ns.push_back(d);
+        if (lt.woken) next->wakeup_delays_ns.push_back(d);
       }
+      lt.woken = false;
       lt.wait_since = -1;
       ++next->switches;
     }
@@ -257,6 +260,7 @@ class Analysis {
     if (e.kind == KernelEventKind::Wakeup) live_[t->pid].sleeper = true;
     advance(c, e.time_ns);
     make_runnable(*t, c, e.time_ns);
+    live_[t->pid].woken = true;
   }
 
   void on_migrate(const KernelEvent& e) {

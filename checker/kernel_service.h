@@ -33,8 +33,9 @@ struct TaskService {
   int64_t slice_ns = 0;
   std::string group = "/";
   int64_t runtime_ns = 0;
-  int64_t switches = 0;            // times switched in
-  std::vector<int64_t> delays_ns;  // runnable → running, each time
+  int64_t switches = 0;                   // times switched in
+  std::vector<int64_t> delays_ns;         // runnable → running, each time (perf sched latency)
+  std::vector<int64_t> wakeup_delays_ns;  // the subset whose wait started with a wakeup
   int64_t max_delay_at_ns = 0;
   double ideal_ns = 0;    // GPS service inside its group on its CPU
   double counted_ns = 0;  // service received while the fluid clock was counting
