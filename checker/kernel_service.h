@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct TaskService {
   int64_t switches = 0;                   // times switched in
   std::vector<int64_t> delays_ns;         // runnable → running, each time (perf sched latency)
   std::vector<int64_t> wakeup_delays_ns;  // the subset whose wait started with a wakeup
+  int64_t max_delay_ns = -1;
   int64_t max_delay_at_ns = 0;
   double ideal_ns = 0;    // GPS service inside its group on its CPU
   double counted_ns = 0;  // service received while the fluid clock was counting
@@ -65,6 +67,24 @@ struct KernelReport {
   bool ok() const;
 };
 
+/// The layer as a stream: feed events in file order, then finish. Memory grows with the tasks
+/// and CPUs seen, not with the trace.
+class KernelServiceLayer {
+ public:
+  KernelServiceLayer(std::string file, const KernelCheckOptions& options);
+  ~KernelServiceLayer();
+  KernelServiceLayer(const KernelServiceLayer&) = delete;
+  KernelServiceLayer& operator=(const KernelServiceLayer&) = delete;
+
+  void on_event(const trace::KernelEvent& e);
+  KernelReport finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// All of a trace at once (the events in file order).
 KernelReport check_kernel_trace(const std::vector<trace::KernelEvent>& events,
                                 const std::string& file, const KernelCheckOptions& options);
 

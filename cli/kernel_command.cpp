@@ -76,10 +76,11 @@ struct CheckOptions {
   bool json = false;
 };
 
-std::vector<trace::KernelEvent> read_events(const std::string& file, bool keep_going,
-                                            trace::PerfParseStats& stats) {
-  std::vector<trace::KernelEvent> events;
-  const auto sink = [&](const trace::KernelEvent& e) { events.push_back(e); };
+// Streams one perf script text through the kernel service layer.
+checker::KernelReport check_file(const std::string& file, const checker::KernelCheckOptions& ko,
+                                 bool keep_going, trace::PerfParseStats& stats) {
+  checker::KernelServiceLayer layer(file == "-" ? "<stdin>" : file, ko);
+  const auto sink = [&](const trace::KernelEvent& e) { layer.on_event(e); };
   if (file == "-") {
     stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {keep_going});
   } else {
@@ -87,7 +88,7 @@ std::vector<trace::KernelEvent> read_events(const std::string& file, bool keep_g
     if (!in) throw Error(file + ": cannot open");
     stats = trace::parse_perf_script(in, file, sink, {keep_going});
   }
-  return events;
+  return layer.finish();
 }
 
 // "PID GROUP" per line, '#' comments: a user-given group map.
@@ -209,8 +210,7 @@ int run_check(const CheckOptions& o) {
   JsonArray all;
   for (const auto& file : o.files) {
     trace::PerfParseStats stats;
-    const auto events = read_events(file, o.keep_going, stats);
-    const auto report = checker::check_kernel_trace(events, file, ko);
+    const auto report = check_file(file, ko, o.keep_going, stats);
     ok = ok && report.ok();
     if (o.json)
       all.add_raw(kernel_json(report));

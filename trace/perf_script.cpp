@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <istream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,13 +27,14 @@ bool all_digits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-int64_t to_int(const std::string& text, const std::string& file, int line,
-               const std::string& field) {
+int64_t to_int(std::string_view text, const std::string& file, int line, std::string_view field) {
   int64_t v = 0;
   const char* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc() || p != end)
-    fail(file, line, "field '" + field + "': '" + text + "' is not an integer that fits 64 bits");
+    fail(file, line,
+         "field '" + std::string(field) + "': '" + std::string(text) +
+             "' is not an integer that fits 64 bits");
   return v;
 }
 
@@ -77,36 +79,50 @@ const std::array<EventKeys, 8>& event_table() {
   return t;
 }
 
-// Splits "k1=v1 k2=v two k3=v3" at the known keys; a value runs to the next known key, so task
-// names with spaces survive. Keys the kernel version does not print are simply absent.
-std::vector<std::pair<std::string, std::string>> split_fields(const std::string& trace,
-                                                              const EventKeys& ev) {
-  std::vector<std::pair<std::string, size_t>> found;  // key, position of its value
-  size_t from = 0;
-  for (const char* key : ev.keys) {
-    const std::string k = std::string(key) + "=";
-    size_t p = trace.find(k, from);
-    while (p != std::string::npos && p != 0 && trace[p - 1] != ' ') p = trace.find(k, p + 1);
-    if (p == std::string::npos) continue;
-    found.emplace_back(key, p + k.size());
-    from = p + k.size();
-  }
-  std::vector<std::pair<std::string, std::string>> out;
-  for (size_t i = 0; i < found.size(); ++i) {
-    const size_t start = found[i].second;
-    size_t end = trace.size();
-    if (i + 1 < found.size()) end = found[i + 1].second - found[i + 1].first.size() - 1;
-    std::string v = trim(trace.substr(start, end - start));
-    if (v.size() >= 3 && v.compare(v.size() - 3, 3, "==>") == 0)
-      v = trim(v.substr(0, v.size() - 3));
-    if (v.size() >= 4 && v.compare(v.size() - 4, 4, "[ns]") == 0)
-      v = trim(v.substr(0, v.size() - 4));
-    out.emplace_back(found[i].first, v);
-  }
-  return out;
+std::string_view trim_view(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
-void fill(KernelEvent& e, const std::string& key, const std::string& v, const std::string& file,
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+struct Field {
+  std::string_view key;
+  std::string_view value;
+};
+
+// Splits "k1=v1 k2=v two k3=v3" at the known keys; a value runs to the next known key, so task
+// names with spaces survive. Keys the kernel version does not print are simply absent.
+size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Field, 8>& out) {
+  std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
+  size_t n = 0, from = 0;
+  for (const char* key : ev.keys) {
+    const std::string_view k = key;
+    size_t p = trace.find(k, from);
+    while (p != std::string_view::npos &&
+           ((p != 0 && trace[p - 1] != ' ') || p + k.size() >= trace.size() ||
+            trace[p + k.size()] != '='))
+      p = trace.find(k, p + 1);
+    if (p == std::string_view::npos) continue;
+    found[n++] = {k, p + k.size() + 1};
+    from = p + k.size() + 1;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const size_t start = found[i].second;
+    const size_t end =
+        i + 1 < n ? found[i + 1].second - found[i + 1].first.size() - 1 : trace.size();
+    std::string_view v = trim_view(trace.substr(start, end - start));
+    if (ends_with(v, "==>")) v = trim_view(v.substr(0, v.size() - 3));
+    if (ends_with(v, "[ns]")) v = trim_view(v.substr(0, v.size() - 4));
+    out[i] = {found[i].first, v};
+  }
+  return n;
+}
+
+void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::string& file,
           int line) {
   const auto num = [&] { return to_int(v, file, line, key); };
   const auto small = [&] { return static_cast<int>(num()); };
@@ -188,17 +204,20 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   if (!ev) fail(file, line, "field 'event': unknown event '" + name + "'");
   e.kind = ev->kind;
 
-  const auto fields = split_fields(pos < text.size() ? text.substr(pos) : std::string(), *ev);
-  for (const auto& [key, value] : fields) fill(e, key, value, file, line);
+  std::array<Field, 8> fields;
+  const std::string_view rest =
+      pos < text.size() ? std::string_view(text).substr(pos) : std::string_view();
+  const size_t n = split_fields(rest, *ev, fields);
   const bool is_switch = e.kind == KernelEventKind::Switch;
-  const bool has_pid = std::any_of(fields.begin(), fields.end(), [&](const auto& f) {
-    return f.first == (is_switch ? "next_pid" : "pid");
-  });
+  bool has_pid = false, has_prev = false;
+  for (size_t i = 0; i < n; ++i) {
+    fill(e, fields[i].key, fields[i].value, file, line);
+    has_pid = has_pid || fields[i].key == (is_switch ? "next_pid" : "pid");
+    has_prev = has_prev || fields[i].key == "prev_pid";
+  }
   if (!has_pid)
     fail(file, line, std::string("field '") + (is_switch ? "next_pid" : "pid") + "': missing");
-  if (is_switch && std::none_of(fields.begin(), fields.end(),
-                                [](const auto& f) { return f.first == "prev_pid"; }))
-    fail(file, line, "field 'prev_pid': missing");
+  if (is_switch && !has_prev) fail(file, line, "field 'prev_pid': missing");
   return e;
 }
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Side by side on one capture of about a million sched events: `vlag kernel check` on the perf
+# script text (parse + all checks) against `perf sched latency` on the same perf.data.
+# Usage (root, perf installed): bench/kernel_check_vs_perf.sh [DIR] [VLAG]
+# The capture is made once in DIR (hackbench-like load: perf bench sched messaging) and reused.
+set -euo pipefail
+dir=${1:-/tmp/vlag-bench-kernel}
+vlag=${2:-$(dirname "$0")/../build/cli/vlag}
+mkdir -p "$dir"
+if [ ! -s "$dir/perf.txt" ]; then
+  perf record -q -o "$dir/perf.data" -e sched:sched_switch -e sched:sched_wakeup \
+    -e sched:sched_wakeup_new -e sched:sched_migrate_task -e sched:sched_process_exit -a -- \
+    perf bench sched messaging -g 10 -l 1500 >/dev/null 2>&1
+  perf script -i "$dir/perf.data" -F comm,pid,cpu,time,event,trace >"$dir/perf.txt" 2>/dev/null
+fi
+events=$(wc -l <"$dir/perf.txt")
+best() {  # best wall time of 3 runs, in seconds
+  local best=999999 t
+  for _ in 1 2 3; do
+    /usr/bin/time -o "$dir/time.txt" -f %e "$@" >/dev/null 2>&1 || true
+    t=$(tail -1 "$dir/time.txt")
+    best=$(echo "$t $best" | awk '{print ($1 < $2) ? $1 : $2}')
+  done
+  echo "$best"
+}
+v=$(best "$vlag" kernel check "$dir/perf.txt")
+p=$(best perf sched latency -i "$dir/perf.data")
+echo "events: $events"
+echo "vlag kernel check (text parse + checks): ${v} s"
+echo "perf sched latency (binary perf.data):   ${p} s"
+echo "ratio perf/vlag: $(echo "$p $v" | awk '{printf "%.2f", $1 / $2}')"
