@@ -162,3 +162,44 @@ TEST(SchedDebug, MalformedInputNamesFileLineAndField) {
 
 }  // namespace
 }  // namespace vlag::trace
+
+namespace vlag::trace {
+namespace {
+
+// A CFS-era layout (Linux 5.x): min_vruntime, nr_running, a "tree-key" column and no eligibility
+// or deadline columns. It parses; the checks that need what it lacks are skipped, not failed.
+TEST(SchedDebug, OlderKernelLayoutParsesAndSkipsWhatItCannotCheck) {
+  const std::string text =
+      "Sched Debug Version: v0.11, 5.15.0-91-generic #101-Ubuntu\n"
+      "cpu#0, 2400.000 MHz\n"
+      "  .nr_running                    : 2\n"
+      "\n"
+      "cfs_rq[0]:/\n"
+      "  .exec_clock                    : 0.000000\n"
+      "  .min_vruntime                  : 1000.000000\n"
+      "  .nr_running                    : 2\n"
+      "  .load                          : 2048\n"
+      "\n"
+      "runnable tasks:\n"
+      " S            task   PID         tree-key  switches  prio     wait-time             "
+      "sum-exec        sum-sleep\n"
+      "-----------------------------------------------------------------------------------------"
+      "--------------------\n"
+      ">R            loop  1234      1001.500000      10   120         0.000000         5.000000 "
+      "        0.000000 0 0 /\n"
+      " R            loop  1235      1000.500000      12   120         0.000000         5.000000 "
+      "        0.000000 0 0 /\n";
+  std::istringstream in(text);
+  const auto s = parse_sched_debug(in, "old.txt");
+  ASSERT_EQ(s.cpus.size(), 1u);
+  ASSERT_EQ(s.cpus[0].tasks.size(), 2u);
+  EXPECT_EQ(s.cpus[0].tasks[0].vruntime_ns, 1'001'500'000);
+  EXPECT_FALSE(s.cpus[0].tasks[0].eligible);
+  EXPECT_FALSE(s.cpus[0].tasks[0].deadline_ns);
+  const auto r = checker::check_snapshot(s);
+  EXPECT_TRUE(r.ok());
+  EXPECT_FALSE(r.notes.empty());  // no avg_vruntime: said so
+}
+
+}  // namespace
+}  // namespace vlag::trace
