@@ -60,7 +60,8 @@ class BasicRunqueue {
   // State.
   const Params& params() const { return params_; }
   const Queue& queue() const { return queue_; }
-  const auto& entities() const { return queue_.entities(); }
+  const auto& entities() const requires requires(const Queue& q) { q.entities(); }
+  { return queue_.entities(); }
   const Entity& entity(TaskId id) const;
   bool has(TaskId id) const { return queue_.find(id) != nullptr; }
   std::vector<const Entity*> queued() const;
