@@ -13,16 +13,21 @@ using Algo = boost::intrusive::rbtree_algorithms<MarkingNodeTraits>;
 
 TreeQueue::TreeQueue(const Params& params) : layout_(params.preset.tree) {
   Algo::init_header(&header_);
+  fix_augmentation();  // init_header marked the header: leave no pointer to it behind
 }
 
+// Operations look the same few entities up again and again (curr above all): one remembered
+// hit saves most hash lookups. Entities never move (unique_ptr), so the pointer stays valid
+// until remove().
 TreeEntity* TreeQueue::find(TaskId id) {
+  if (last_found_ && last_found_->id == id) return last_found_;
   const auto it = entities_.find(id);
-  return it == entities_.end() ? nullptr : it->second.get();
+  if (it == entities_.end()) return nullptr;
+  return last_found_ = it->second.get();
 }
 
 const TreeEntity* TreeQueue::find(TaskId id) const {
-  const auto it = entities_.find(id);
-  return it == entities_.end() ? nullptr : it->second.get();
+  return const_cast<TreeQueue*>(this)->find(id);
 }
 
 TreeEntity& TreeQueue::add(Entity e) {
@@ -34,8 +39,10 @@ TreeEntity& TreeQueue::add(Entity e) {
 
 void TreeQueue::remove(TaskId id) {
   const auto it = entities_.find(id);
-  if (it != entities_.end() && it->second->on_tree)
+  if (it == entities_.end()) return;
+  if (it->second->on_tree)
     throw Error("tree queue: task " + std::to_string(id) + " is removed while in the tree");
+  if (last_found_ && last_found_->id == id) last_found_ = nullptr;
   entities_.erase(it);
 }
 
@@ -55,21 +62,24 @@ const TreeEntity* TreeQueue::earlier(const Entity* a, const Entity* b) {
   return a->seq < b->seq ? a : b;
 }
 
-// The subtree values of e from its own and its children's.
-TreeQueue::Augmented TreeQueue::augmented_of(const Entity& e) {
-  Augmented a{e.vruntime, &e, e.slice};
+// The subtree values of e from its own and its children's. Only the augmentation the layout
+// reads is kept: the other would change along the whole left spine at every erase of the
+// leftmost node and cost a walk to the root.
+TreeQueue::Augmented TreeQueue::augmented_of(const Entity& e) const {
+  const bool by_deadline = layout_ == TreeLayout::DeadlineSorted;
+  Augmented a{by_deadline ? e.vruntime : LinuxTime{}, by_deadline ? nullptr : &e, e.slice};
   for (const TreeNode* c : {e.left, e.right}) {
     if (!c) continue;
     const Entity& child = *node(c);
-    if (child.min_vruntime < a.min_vruntime) a.min_vruntime = child.min_vruntime;
-    a.min_deadline = earlier(a.min_deadline, child.min_deadline);
+    if (by_deadline && child.min_vruntime < a.min_vruntime) a.min_vruntime = child.min_vruntime;
+    if (!by_deadline) a.min_deadline = earlier(a.min_deadline, child.min_deadline);
     if (child.min_slice < a.min_slice) a.min_slice = child.min_slice;
   }
   return a;
 }
 
 // Stores e's subtree values; whether anything changed.
-bool TreeQueue::recompute(Entity& e) {
+bool TreeQueue::recompute(Entity& e) const {
   const Augmented a = augmented_of(e);
   const bool changed = a.min_vruntime != e.min_vruntime || a.min_deadline != e.min_deadline ||
                        a.min_slice != e.min_slice;
@@ -92,9 +102,10 @@ void TreeQueue::fix_augmentation() {
 
 void TreeQueue::tree_insert(Entity& e) {
   if (e.on_tree) throw Error("tree queue: task " + std::to_string(e.id) + " is in the tree");
-  e.min_vruntime = e.vruntime;
-  e.min_deadline = &e;
-  e.min_slice = e.slice;
+  const Augmented leaf = augmented_of(e);
+  e.min_vruntime = leaf.min_vruntime;
+  e.min_deadline = leaf.min_deadline;
+  e.min_slice = leaf.min_slice;
   Algo::insert_equal_upper_bound(&header_, &e, [this](const TreeNode* a, const TreeNode* b) {
     return key_less(*node(a), *node(b));
   });

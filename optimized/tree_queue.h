@@ -24,10 +24,10 @@
 namespace vlag::optimized {
 
 struct TreeEntity : TreeNode, reference::BasicEntity<LinuxTime> {
-  // Over the subtree rooted here:
-  LinuxTime min_vruntime;                    // least v (the 6.8+ augmentation)
-  const TreeEntity* min_deadline = nullptr;  // least (d, seq) (the 6.6 augmentation)
-  int64_t min_slice = 0;                     // least r
+  // Over the subtree rooted here; each layout keeps only the one of the first two it reads.
+  LinuxTime min_vruntime;                    // least v (DeadlineSorted, 6.8+)
+  const TreeEntity* min_deadline = nullptr;  // least (d, seq) (VruntimeSorted, 6.6)
+  int64_t min_slice = 0;                     // least r (both)
 };
 
 class TreeQueue {
@@ -79,8 +79,8 @@ class TreeQueue {
     const Entity* min_deadline;
     int64_t min_slice;
   };
-  static Augmented augmented_of(const Entity& e);
-  static bool recompute(Entity& e);
+  Augmented augmented_of(const Entity& e) const;
+  bool recompute(Entity& e) const;
   void fix_augmentation();
 
   // 6.8+: go left while the left subtree holds an eligible entity, else take this node if
@@ -124,6 +124,7 @@ class TreeQueue {
   TreeLayout layout_;
   TreeNode header_;
   std::unordered_map<TaskId, std::unique_ptr<Entity>> entities_;
+  Entity* last_found_ = nullptr;  // the last entity find() returned
   Num v0_ = Arith::origin();
   Arith::Sum sum_ = 0;  // Σ w_i·(v_i − v0_) over the tree
   int64_t load_ = 0;    // Σ w_i over the tree

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <iterator>
 
 #include "spec/weights.h"
 
@@ -45,8 +44,10 @@ constexpr int kWmultShift = 32;                 // WMULT_SHIFT
 // se->load.inv_weight: the table entry for a nice weight (set_load_weight), else computed the
 // way __update_inv_weight does for any other weight.
 uint64_t inv_weight(int64_t weight) {
-  const auto it = std::find(kPrioToWeight.begin(), kPrioToWeight.end(), weight);
-  if (it != kPrioToWeight.end())
+  // kPrioToWeight is strictly decreasing: binary search it.
+  const auto it = std::lower_bound(kPrioToWeight.begin(), kPrioToWeight.end(), weight,
+                                   [](int64_t entry, int64_t w) { return entry > w; });
+  if (it != kPrioToWeight.end() && *it == weight)
     return static_cast<uint64_t>(kPrioToWmult[static_cast<size_t>(it - kPrioToWeight.begin())]);
   return kWmultConst / static_cast<uint64_t>(weight);
 }

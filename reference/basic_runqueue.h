@@ -60,8 +60,12 @@ class BasicRunqueue {
   // State.
   const Params& params() const { return params_; }
   const Queue& queue() const { return queue_; }
-  const auto& entities() const requires requires(const Queue& q) { q.entities(); }
-  { return queue_.entities(); }
+  /// The reference's entities in creation order (ScanQueue only; a member template so that
+  /// runqueues over other queues are instantiated without it).
+  template <class Q = Queue>
+  const auto& entities() const {
+    return static_cast<const Q&>(queue_).entities();
+  }
   const Entity& entity(TaskId id) const;
   bool has(TaskId id) const { return queue_.find(id) != nullptr; }
   std::vector<const Entity*> queued() const;
