@@ -10,8 +10,8 @@
 namespace vlag::optimized {
 namespace {
 
-RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit, ()) {
-  const auto setup = *testing::gen_setup(testing::linux_presets(), 12);
+void optimized_matches_linux_reference(const std::string& preset) {
+  const auto setup = *testing::gen_setup({preset}, 12);
   const Params params = make_params(preset_by_name(setup.preset));
   reference::LinuxRunqueue ref(params);
   Runqueue opt(params);
@@ -25,6 +25,17 @@ RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit, (
   }
   RC_CLASSIFY(ref.nr_queued() >= 6, "6+ queued at the end");
   RC_CLASSIFY(picks >= 10, "10+ picks");
+}
+
+// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
+RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_18, ()) {
+  optimized_matches_linux_reference("linux-6.18");
+}
+RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_12, ()) {
+  optimized_matches_linux_reference("linux-6.12");
+}
+RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_6, ()) {
+  optimized_matches_linux_reference("linux-6.6");
 }
 
 }  // namespace

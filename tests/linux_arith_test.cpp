@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "reference/arith.h"
+#include "reference/runqueue.h"
+#include "spec/error.h"
 #include "spec/linux_time.h"
 #include "spec/weights.h"
 
@@ -65,6 +67,25 @@ TEST(LinuxTime, ComparesThroughTheSignedDifferenceAcrossTheWrap) {
   const LinuxTime origin = LinuxArith::origin();
   EXPECT_EQ(origin.bits(), ~uint64_t{0} - (uint64_t{1} << 20) + 1);
   EXPECT_LT(origin, origin + LinuxTime(int64_t{1} << 21));  // crosses 0 as u64
+}
+
+TEST(LinuxRunqueue, RejectsThePaperPresetsWhichHaveNoLagClamp) {
+  EXPECT_THROW(LinuxRunqueue(make_params(preset_by_name("paper-1"))), Error);
+  EXPECT_NO_THROW(LinuxRunqueue(make_params(preset_by_name("linux-6.6"))));
+}
+
+TEST(LinuxRunqueue, EmptyQueueVIsMinVruntimeAndTimesWrapThroughZero) {
+  LinuxRunqueue rq(make_params(preset_by_name("linux-6.18")));
+  EXPECT_EQ(rq.avg_vruntime(), LinuxArith::origin());
+  rq.create(1, 1024, 0);
+  rq.enqueue_entity(1);
+  rq.pick_next_entity();
+  rq.update_curr(2'000'000);  // 2·10^6 virtual ns at nice 0: past 2^20, so past u64 zero
+  EXPECT_GT(rq.entity(1).vruntime.value(), 0);
+  EXPECT_EQ(rq.min_vruntime(), rq.entity(1).vruntime);
+  rq.dequeue_entity(1, true);
+  // Linux's empty-queue V is min_vruntime (SPEC.md §7.1).
+  EXPECT_EQ(rq.avg_vruntime(), rq.min_vruntime());
 }
 
 }  // namespace

@@ -18,11 +18,6 @@ inline const std::vector<std::string>& all_presets() {
   return p;
 }
 
-inline const std::vector<std::string>& linux_presets() {
-  static const std::vector<std::string> p = {"linux-6.18", "linux-6.12", "linux-6.6"};
-  return p;
-}
-
 /// A preset and the tasks 1..n created in it (weight, slice).
 struct Setup {
   std::string preset;

@@ -41,15 +41,22 @@ Num vruntime_bound(const LinuxRunqueue& rq, const Op& op) {
   return 3 + phi * (1 + rho) * E;
 }
 
-RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds, ()) {
-  const auto setup = *testing::gen_setup(testing::linux_presets(), 8);
+void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
+  const auto setup = *testing::gen_setup({preset}, 8);
   LinuxRunqueue lin(make_params(preset_by_name(setup.preset)));
   testing::create_tasks(lin, setup);
   const auto ops = *testing::gen_busy_ops(static_cast<int>(setup.tasks.size()));
+  int diverged = 0;  // operations whose rounded comparison went the other way, inside the bound
   for (const Op& op : ops) {
     Runqueue exact = Runqueue::exact_copy_of(lin);
     const LinuxRunqueue before = lin;
     const Num Bv = vruntime_bound(lin, op);
+    if (lin.nr_queued() > 0) {  // SPEC.md §7.1: the floor, exactly: 0 ≤ V − V_linux < 1
+      const Num floor_error = exact.avg_vruntime() - time_of(lin.avg_vruntime());
+      if (!(floor_error >= 0 && floor_error < 1))
+        RC_FAIL(setup.preset + ": V " + str(exact.avg_vruntime()) + " read as " +
+                lin.avg_vruntime().get_str() + " before " + to_string(op));
+    }
     bool lin_ok = true, exact_ok = true;
     try {
       lin.apply(op);
@@ -75,6 +82,7 @@ RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds,
       const bool exact_refreshed = exact.entity(c0.id).deadline != time_of(c0.deadline);
       if (lin_refreshed != exact_refreshed) {
         RC_ASSERT(abs(exact.entity(c0.id).vruntime - time_of(c0.deadline)) < Bv);
+        ++diverged;
         continue;
       }
     }
@@ -85,6 +93,7 @@ RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds,
       if (lin_placed != exact_placed) {
         const Num lag = Runqueue::exact_copy_of(before).avg_vruntime() - time_of(e0.vruntime);
         RC_ASSERT(lag > 0 && lag < 1);
+        ++diverged;
         continue;
       }
     }
@@ -115,6 +124,19 @@ RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds,
         RC_FAIL(who + "deadline - V " + str(d_exact) + " vs " + str(d_lin) + ", B_v " + str(Bv));
     }
   }
+  RC_CLASSIFY(diverged > 0, "a rounded comparison went the other way, inside the bound");
+  RC_CLASSIFY(lin.nr_queued() >= 4, "4+ queued at the end");
+}
+
+// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
+RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_18, ()) {
+  one_operation_stays_within_the_rounding_bounds("linux-6.18");
+}
+RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_12, ()) {
+  one_operation_stays_within_the_rounding_bounds("linux-6.12");
+}
+RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_6, ()) {
+  one_operation_stays_within_the_rounding_bounds("linux-6.6");
 }
 
 }  // namespace
