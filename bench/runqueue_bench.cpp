@@ -106,11 +106,12 @@ BENCHMARK(BM_reference)->Arg(1)->Arg(8)->Arg(64)->Arg(1000)->Arg(10000);
 BENCHMARK(BM_optimized)->Arg(10000);
 BENCHMARK(BM_multiset)->Arg(10000);
 
-// Collects ns per cycle by name while the console reporter prints as usual.
+// Collects CPU ns per cycle by name while the console reporter prints as usual.
 class CollectingReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) ns_[r.benchmark_name()] = r.GetAdjustedRealTime();
+    for (const Run& r : runs)
+      ns_[r.benchmark_name()] = r.GetAdjustedCPUTime();  // CPU time: robust on a shared machine
     ConsoleReporter::ReportRuns(runs);
   }
   double ns(const std::string& kind, int64_t n) const {
