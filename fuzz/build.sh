@@ -10,6 +10,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 : "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
 : "${OUT:=$src/out/fuzz}"
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # absolute: the seed corpus is zipped from inside its directory
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 
