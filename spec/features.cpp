@@ -29,6 +29,7 @@ Preset linux_6_6() {
   p.protection = Protection::Stash;
   p.wakeup = WakeupRule::Pick;
   p.reweight = ReweightRule::KeepV;
+  p.tree = TreeLayout::VruntimeSorted;
   p.base_slice_norm_ns = 750'000;
   return p;
 }

@@ -37,6 +37,10 @@ enum class WakeupRule : uint8_t { None, Pick, ShortV1, ShortV2 };
 /// Reweight generation (SPEC.md §4.8).
 enum class ReweightRule : uint8_t { KeepV, Rescale, Place };
 
+/// Layout of the tree (SPEC.md §5): sorted by deadline and augmented with min vruntime (6.8+),
+/// or sorted by vruntime and augmented with min deadline (6.6).
+enum class TreeLayout : uint8_t { DeadlineSorted, VruntimeSorted };
+
 /// A preset: flags plus version behaviours plus the unscaled base slice.
 struct Preset {
   std::string name;
@@ -46,6 +50,7 @@ struct Preset {
   Protection protection = Protection::Vprot;
   WakeupRule wakeup = WakeupRule::ShortV2;
   ReweightRule reweight = ReweightRule::Place;
+  TreeLayout tree = TreeLayout::DeadlineSorted;
   int rejoin_strategy = 0;         // paper only: 1, 2 or 3 (TR §5); 0 for Linux presets
   int64_t base_slice_norm_ns = 0;  // normalized sysctl_sched_base_slice (one CPU)
 

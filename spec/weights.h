@@ -18,6 +18,9 @@ inline constexpr int64_t kMaxCustomSliceNs = 100'000'000;
 
 /// sched_prio_to_weight[], index nice + 20.
 extern const std::array<int64_t, 40> kPrioToWeight;
+/// sched_prio_to_wmult[]: the kernel's 2^32/w for each entry of kPrioToWeight (SPEC.md §7). It is
+/// a table, not a formula: most entries are 2^32/w rounded to nearest, a few truncated.
+extern const std::array<int64_t, 40> kPrioToWmult;
 
 /// Weight of a nice value in −20..19; throws vlag::Error otherwise.
 int64_t nice_to_weight(int nice);

@@ -9,7 +9,7 @@
 namespace vlag::reference {
 
 struct RunqueueTestAccess {
-  static Entity& entity(Runqueue& rq, TaskId id) { return *rq.find(id); }
+  static Entity& entity(Runqueue& rq, TaskId id) { return *rq.queue_.find(id); }
   static Num& fluid(Runqueue& rq) { return rq.fluid_; }
 };
 

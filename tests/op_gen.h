@@ -18,6 +18,32 @@ inline const std::vector<std::string>& all_presets() {
   return p;
 }
 
+/// A preset and the tasks 1..n created in it (weight, slice).
+struct Setup {
+  std::string preset;
+  std::vector<std::pair<int64_t, int64_t>> tasks;
+};
+
+rc::Gen<int64_t> gen_weight();
+rc::Gen<int64_t> gen_slice();
+
+inline rc::Gen<Setup> gen_setup(const std::vector<std::string>& presets, size_t max_tasks) {
+  return rc::gen::apply(
+      [](std::string preset, std::vector<std::pair<int64_t, int64_t>> tasks) {
+        return Setup{std::move(preset), std::move(tasks)};
+      },
+      rc::gen::elementOf(presets),
+      rc::gen::container<std::vector<std::pair<int64_t, int64_t>>>(
+          *rc::gen::inRange<size_t>(1, max_tasks + 1), rc::gen::pair(gen_weight(), gen_slice())));
+}
+
+/// Creates the setup's tasks in any runqueue.
+template <class Rq>
+void create_tasks(Rq& rq, const Setup& s) {
+  for (size_t i = 0; i < s.tasks.size(); ++i)
+    rq.create(static_cast<TaskId>(i + 1), s.tasks[i].first, s.tasks[i].second);
+}
+
 inline rc::Gen<int64_t> gen_weight() {
   return rc::gen::weightedOneOf<int64_t>(
       {{4, rc::gen::map(rc::gen::inRange(-20, 20), [](int n) { return nice_to_weight(n); })},
@@ -67,6 +93,19 @@ inline rc::Gen<Op> gen_op(int ntasks) {
       {1, rc::gen::just(Op{OpKind::Yield})},
       {3, with_id(OpKind::WakeupPreempt)},
   });
+}
+
+/// A long mixed sequence for the differential properties: every task enqueued first (so trees
+/// are populated from the start), then up to 400 operations of gen_op.
+inline rc::Gen<std::vector<Op>> gen_busy_ops(int ntasks) {
+  return rc::gen::map(
+      rc::gen::container<std::vector<Op>>(*rc::gen::inRange<size_t>(1, 401), gen_op(ntasks)),
+      [ntasks](std::vector<Op> tail) {
+        std::vector<Op> ops;
+        for (TaskId i = 1; i <= ntasks; ++i) ops.push_back(Op{OpKind::Enqueue, i});
+        ops.insert(ops.end(), tail.begin(), tail.end());
+        return ops;
+      });
 }
 
 }  // namespace vlag::testing

@@ -25,33 +25,18 @@ std::string snapshot(const Runqueue& rq) {
   return s;
 }
 
-struct Setup {
-  std::string preset;
-  std::vector<std::pair<int64_t, int64_t>> tasks;  // weight, slice
-};
-
-rc::Gen<Setup> gen_setup() {
-  return rc::gen::apply(
-      [](std::string preset, std::vector<std::pair<int64_t, int64_t>> tasks) {
-        return Setup{std::move(preset), std::move(tasks)};
-      },
-      rc::gen::elementOf(testing::all_presets()),
-      rc::gen::container<std::vector<std::pair<int64_t, int64_t>>>(
-          *rc::gen::inRange<size_t>(1, 6),
-          rc::gen::pair(testing::gen_weight(), testing::gen_slice())));
-}
+using testing::Setup;
 
 Runqueue build(const Setup& s) {
   Runqueue rq = make_rq(s.preset);
-  for (size_t i = 0; i < s.tasks.size(); ++i)
-    rq.create(static_cast<TaskId>(i + 1), s.tasks[i].first, s.tasks[i].second);
+  testing::create_tasks(rq, s);
   return rq;
 }
 
 // Every invariant a preset promises (SPEC.md §6) holds after every accepted operation, and a
 // rejected operation leaves the state exactly as it was.
 RC_GTEST_PROP(ReferenceProperties, PromisedInvariantsHoldAfterEveryOperation, ()) {
-  const Setup setup = *gen_setup();
+  const Setup setup = *testing::gen_setup(testing::all_presets(), 5);
   Runqueue rq = build(setup);
   const auto ops =
       *rc::gen::container<std::vector<Op>>(testing::gen_op(static_cast<int>(setup.tasks.size())));

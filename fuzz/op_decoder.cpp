@@ -1,0 +1,82 @@
+#include "fuzz/op_decoder.h"
+
+#include "spec/weights.h"
+
+namespace vlag::fuzz {
+namespace {
+
+// Mostly nice weights, sometimes any raw weight in [2, 2^18].
+int64_t weight(ByteReader& in) {
+  const uint8_t b = in.u8();
+  if (b < 224) return nice_to_weight(b % 40 - 20);
+  return kMinWeight + static_cast<int64_t>(in.u32() % (kMaxWeight - kMinWeight + 1));
+}
+
+// 0 (base slice), a short custom slice, or anything in the custom range.
+int64_t slice(ByteReader& in) {
+  switch (in.u8() % 3) {
+    case 0:
+      return 0;
+    case 1:
+      return kMinCustomSliceNs + static_cast<int64_t>(in.u16()) * 40;
+    default:
+      return kMinCustomSliceNs + in.u32() % (kMaxCustomSliceNs - kMinCustomSliceNs + 1);
+  }
+}
+
+Op op(ByteReader& in, TaskId ntasks) {
+  const uint8_t kind = in.u8();
+  const TaskId id = 1 + in.u8() % (ntasks + 2);  // ids beyond n are unknown or created later
+  switch (kind % 16) {
+    case 0:
+    case 1:
+    case 2:
+      return {OpKind::Enqueue, id};
+    case 3:
+    case 4:
+      return {OpKind::Dequeue, id, 0, 0, in.u8() % 4 != 0 ? kDequeueSleep : 0};
+    case 5:
+    case 6:
+    case 7:
+      return {OpKind::Pick};
+    case 8:
+    case 9:
+      return {OpKind::Run, 0,
+              in.u8() < 240 ? static_cast<int64_t>(in.u32() % 10'000'000)
+                            : static_cast<int64_t>(in.u32())};
+    case 10:
+      return {OpKind::Tick};
+    case 11:
+      return {OpKind::Reweight, id, in.u8() < 250 ? weight(in) : static_cast<int64_t>(in.u32())};
+    case 12:
+      return {OpKind::SetSlice, id, in.u8() < 250 ? slice(in) : static_cast<int64_t>(in.u32())};
+    case 13:
+      return {OpKind::Yield};
+    case 14:
+      return {OpKind::WakeupPreempt, id};
+    default: {
+      if (in.u8() % 2 == 0) return {OpKind::Exit, id};
+      const int64_t w = weight(in);
+      return {OpKind::Create, id, w, slice(in)};
+    }
+  }
+}
+
+}  // namespace
+
+FuzzCase decode_case(const uint8_t* data, size_t size) {
+  static const char* const kPresets[] = {"linux-6.18", "linux-6.12", "linux-6.6"};
+  ByteReader in(data, size);
+  FuzzCase c;
+  c.preset = kPresets[in.u8() % 3];
+  const size_t ntasks = 1 + in.u8() % kMaxFuzzTasks;
+  for (size_t i = 0; i < ntasks; ++i) {
+    const int64_t w = weight(in);
+    c.tasks.emplace_back(w, slice(in));
+  }
+  while (!in.done() && c.ops.size() < kMaxFuzzOps)
+    c.ops.push_back(op(in, static_cast<TaskId>(ntasks)));
+  return c;
+}
+
+}  // namespace vlag::fuzz

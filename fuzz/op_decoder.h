@@ -1,0 +1,44 @@
+// Bytes → a preset, tasks and an operation sequence: the one decoder every fuzz target shares.
+// Every byte string decodes to something (missing bytes read as 0), and the operations include
+// invalid ones (unknown ids, bad weights and slices) on purpose: both runqueues must reject them
+// alike. Times stay below 2^32 ns per step, inside the range Linux's u64 arithmetic is meant for.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spec/ops.h"
+
+namespace vlag::fuzz {
+
+struct FuzzCase {
+  std::string preset;
+  std::vector<std::pair<int64_t, int64_t>> tasks;  // weight, slice of tasks 1..n
+  std::vector<Op> ops;
+};
+
+/// Reads bytes front to back; past the end every read is 0.
+class ByteReader {
+ public:
+  ByteReader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  bool done() const { return pos_ >= size_; }
+  uint8_t u8() { return pos_ < size_ ? data_[pos_++] : 0; }
+  uint32_t u16() { return static_cast<uint32_t>(u8()) | static_cast<uint32_t>(u8()) << 8; }
+  uint32_t u32() { return u16() | u16() << 16; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+inline constexpr size_t kMaxFuzzTasks = 16;
+inline constexpr size_t kMaxFuzzOps = 4000;
+
+/// Decodes a case over the Linux presets.
+FuzzCase decode_case(const uint8_t* data, size_t size);
+
+}  // namespace vlag::fuzz

@@ -1,0 +1,141 @@
+// The operations of SPEC.md §4 on one EEVDF runqueue, written once. Two parameters make the
+// runqueues vlag has:
+//   - the arithmetic, Queue::Arith (reference/arith.h): exact rationals or Linux integers;
+//   - the queue structure, Queue: an O(n) scan (reference/scan_queue.h) or the augmented
+//     red-black tree of optimized/tree_queue.h.
+// Each public operation is the function of the same name in SPEC.md §4; preconditions are checked
+// first and a violated one throws vlag::Error with the state unchanged.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "reference/entity.h"
+#include "spec/features.h"
+#include "spec/observer.h"
+#include "spec/ops.h"
+
+namespace vlag::reference {
+
+template <class Queue>
+class BasicRunqueue {
+ public:
+  using Arith = typename Queue::Arith;
+  using Num = typename Arith::Num;
+  using Entity = typename Queue::Entity;
+
+  explicit BasicRunqueue(Params params);
+  /// The same state in another arithmetic: a Linux-integer runqueue read exactly (SPEC.md §7:
+  /// the per-operation rounding bounds are measured from such a common state).
+  template <class OtherQueue>
+  static BasicRunqueue exact_copy_of(const BasicRunqueue<OtherQueue>& other);
+
+  // SPEC.md §4 operations.
+  void create(TaskId id, int64_t weight, int64_t slice);  // §4.12
+  void exit(TaskId id);                                   // §4.12
+  void enqueue_entity(TaskId id);                         // §4.3, §4.9
+  void dequeue_entity(TaskId id, bool sleep);             // §4.7, §4.9
+  std::optional<TaskId> pick_next_entity();               // §4.4
+  void update_curr(int64_t delta_ns);                     // §4.1
+  void entity_tick();                                     // §4.2
+  void reweight_entity(TaskId id, int64_t weight);        // §4.8
+  void set_slice(TaskId id, int64_t slice);               // §4.10
+  void yield_task();                                      // §4.11
+  bool wakeup_preempt(TaskId id);                         // §4.6
+
+  /// One step from data: dispatches to the operation named by op.kind.
+  Outcome apply(const Op& op);
+
+  // Derived quantities (SPEC.md §2).
+  Num avg_vruntime() const;      // V
+  int64_t total_weight() const;  // W
+  bool entity_eligible(const Entity& e) const;
+  Num lag(const Entity& e) const;  // lag_i = w_i·(V − v_i)/N, ns
+  int64_t min_slice() const;       // minslice over Q (0 when Q is empty)
+  /// ⌈(d_i − v_i)·w_i/N⌉: real time left in i's current request, ns (the paper quantum rule).
+  int64_t remaining_request(const Entity& e) const;
+  bool protect_slice() const;  // is curr protected (§4.5)?
+
+  // State.
+  const Params& params() const { return params_; }
+  const Queue& queue() const { return queue_; }
+  /// The reference's entities in creation order (ScanQueue only; a member template so that
+  /// runqueues over other queues are instantiated without it).
+  template <class Q = Queue>
+  const auto& entities() const {
+    return static_cast<const Q&>(queue_).entities();
+  }
+  const Entity& entity(TaskId id) const;
+  bool has(TaskId id) const { return queue_.find(id) != nullptr; }
+  std::vector<const Entity*> queued() const;
+  int64_t nr_queued() const { return nr_queued_; }
+  std::optional<TaskId> curr() const { return curr_; }
+  std::optional<TaskId> next_buddy() const { return next_; }
+  const std::optional<Num>& protection() const { return prot_; }
+  bool need_resched() const { return need_resched_; }
+  int64_t now() const { return now_; }
+  uint64_t last_seq() const { return seq_; }
+  /// min_vruntime in Linux arithmetic: the reference point of the sums (SPEC.md §7).
+  const Num& min_vruntime() const { return queue_.v0(); }
+  const Num& fluid_clock() const { return fluid_; }
+  const Outcome& last_outcome() const { return outcome_; }
+  /// The eligible entity with the least (deadline, seq), curr losing ties (§4.4 steps 5–6).
+  std::optional<TaskId> earliest_eligible_deadline() const;
+
+  void set_observer(Observer<Num>* observer) { observer_ = observer; }
+
+ private:
+  template <class>
+  friend class BasicRunqueue;
+  friend struct RunqueueTestAccess;  // tests corrupt a state on purpose to test the checks
+
+  struct Choice {
+    std::optional<TaskId> id;
+    bool by_protection = false;
+    bool by_buddy = false;
+  };
+
+  Entity& get(TaskId id, const char* op);
+  Entity* curr_entity();
+  const Entity* curr_entity() const;
+  Sums<Arith> queue_sums() const;  // the tree's sums plus curr
+  Num vslice(const Entity& e) const { return Arith::vdelta(e.slice, e.weight); }
+
+  Num entity_lag(const Entity& e, const Num& V) const;
+  Num saved_lag(const Entity& e, const Num& V) const;
+  void place_entity(Entity& e, bool initial);
+  void tree_insert(Entity& e);
+  void tree_reinsert(Entity& e);
+  void tree_erase(Entity& e);
+  void leave(Entity& e);
+  void join(Entity& e);
+  void update_min_vruntime();
+  void update_deadline(Entity& e);
+  void set_next_entity(Entity& e);
+  void put_prev_entity();
+  void finish_delayed_dequeue(Entity& e);
+  void requeue_delayed_entity(Entity& e);
+  Choice pick_eevdf(bool protect) const;
+  void set_protect_slice(Entity& e);
+  void cancel_protect_slice();
+  void update_protect_slice();
+  void emit(const Op& op);
+
+  Params params_;
+  Queue queue_;
+  std::optional<TaskId> curr_;
+  std::optional<TaskId> next_;
+  std::optional<Num> prot_;  // §4.5: stash (a deadline) or vprot (a vruntime) of curr
+  int64_t now_ = 0;
+  int64_t nr_queued_ = 0;  // |Q|
+  Num v_empty_;            // V_∅
+  Num fluid_;              // V_f (§3), meaningful while Q ≠ ∅; exact arithmetic only
+  uint64_t seq_ = 0;
+  bool need_resched_ = false;
+  bool last_enqueue_initial_ = false;  // the last enqueue was a new task's first (WF_FORK)
+  Outcome outcome_;
+  Observer<Num>* observer_ = nullptr;
+};
+
+}  // namespace vlag::reference
