@@ -96,10 +96,11 @@ class KernelServiceLayer::Impl {
       if (lt.cpu >= 0) settle(t, lt, r_.last_ns);
     }
     r_.ncpus = static_cast<int>(cpus_.size());
-    r_.slice_ns = r_.options.base_slice_ns != 0 ? r_.options.base_slice_ns
-                                                : make_params(preset_by_name("linux-6.18"),
-                                                              r_.options.hz, std::max(1, r_.ncpus))
-                                                      .base_slice_ns();
+    r_.slice_ns = r_.options.base_slice_ns != 0
+                      ? r_.options.base_slice_ns
+                      : make_params(preset_by_name("linux-6.18"), r_.options.hz,
+                                    std::clamp(r_.ncpus, 1, 8))  // the factor stops at 8
+                            .base_slice_ns();
     for (auto& [pid, t] : r_.tasks)
       if (t.slice_ns == 0) t.slice_ns = r_.slice_ns;
     verdicts();

@@ -16,7 +16,8 @@ trap 'rm -rf "$obj"' EXIT
 
 library=(spec/features.cpp spec/ops.cpp spec/weights.cpp reference/arith.cpp
          reference/runqueue.cpp optimized/tree_queue.cpp optimized/runqueue.cpp
-         optimized/differential.cpp fuzz/op_decoder.cpp)
+         optimized/differential.cpp fuzz/op_decoder.cpp trace/perf_script.cpp
+         trace/sched_debug.cpp checker/snapshot_check.cpp checker/kernel_service.cpp)
 objects=()
 for f in "${library[@]}"; do
   o="$obj/$(echo "$f" | tr / _).o"
@@ -28,10 +29,10 @@ for f in "${library[@]}"; do
 done
 wait
 
-for target in differential_fuzzer tree_fuzzer; do
+for target in differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer; do
   # shellcheck disable=SC2086
   "$CXX" $CXXFLAGS -std=c++20 -I"$src" "$src/fuzz/$target.cpp" "${objects[@]}" \
     $LIB_FUZZING_ENGINE -lgmpxx -lgmp -o "$OUT/$target"
   (cd "$src/fuzz/corpus/$target" && zip -q -r -X "$OUT/${target}_seed_corpus.zip" .)
 done
-echo "fuzz: built differential_fuzzer tree_fuzzer into $OUT"
+echo "fuzz: built differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer into $OUT"

@@ -38,6 +38,15 @@ int64_t to_int(std::string_view text, const std::string& file, int line, std::st
   return v;
 }
 
+// Linux's NR_CPUS is at most 8192: a larger CPU number is a garbled field, not a machine.
+int cpu_number(std::string_view text, const std::string& file, int line, std::string_view field) {
+  const int64_t c = to_int(text, file, line, field);
+  if (c < 0 || c >= 8192)
+    fail(file, line,
+         "field '" + std::string(field) + "': CPU " + std::string(text) + " is outside 0..8191");
+  return static_cast<int>(c);
+}
+
 // "381.230664" or "381.230664123" seconds → ns.
 int64_t seconds_to_ns(const std::string& text, const std::string& file, int line) {
   const size_t dot = text.find('.');
@@ -175,7 +184,7 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   }
   if (open == std::string::npos) fail(file, line, "field 'cpu': no [CPU] column");
   const size_t close = text.find(']', open);
-  e.cpu = static_cast<int>(to_int(text.substr(open + 2, close - open - 2), file, line, "cpu"));
+  e.cpu = cpu_number(text.substr(open + 2, close - open - 2), file, line, "cpu");
 
   if (trim(text.substr(0, open)).empty()) fail(file, line, "field 'comm': no task before [CPU]");
 

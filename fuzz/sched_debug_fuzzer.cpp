@@ -1,0 +1,18 @@
+// Fuzzes the /sys/kernel/debug/sched/debug parser and the SNAP-* checks: any input either
+// parses or is rejected with vlag::Error; nothing crashes.
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+
+#include "checker/snapshot_check.h"
+#include "spec/error.h"
+#include "trace/sched_debug.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+  try {
+    vlag::checker::check_snapshot(vlag::trace::parse_sched_debug(in, "fuzz"));
+  } catch (const vlag::Error&) {
+  }
+  return 0;
+}
