@@ -106,7 +106,12 @@ TEST(PerfScript, BadLinesNameFileLineAndField) {
             std::string::npos);
   EXPECT_NE(
       msg("a 1 [000] 99999999999999.0: sched:sched_wakeup: comm=a pid=1").find("does not fit"),
-      std::string::npos);
+      std::string::npos);  // Found by the fuzzer: a garbled CPU number must not size anything.
+  EXPECT_NE(msg("a 1 [9001] 1.0: sched:sched_wakeup: comm=a pid=1").find("field 'cpu'"),
+            std::string::npos);
+  EXPECT_NE(msg("a 1 [001] 1.0: sched:sched_wakeup: comm=a pid=1 prio=1 target_cpu=99999")
+                .find("field 'target_cpu'"),
+            std::string::npos);
 }
 
 TEST(PerfScript, KeepGoingCountsAndSkipsBadLines) {
