@@ -150,11 +150,11 @@ void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::s
   else if (key == "prev_state")
     e.prev_state = v;
   else if (key == "target_cpu")
-    e.target_cpu = small();
+    e.target_cpu = cpu_number(v, file, line, key);
   else if (key == "orig_cpu")
-    e.orig_cpu = small();
+    e.orig_cpu = cpu_number(v, file, line, key);
   else if (key == "dest_cpu")
-    e.dest_cpu = small();
+    e.dest_cpu = cpu_number(v, file, line, key);
   else if (key == "child_comm")
     e.child_comm = v;
   else if (key == "child_pid")
