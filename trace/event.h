@@ -60,9 +60,11 @@ struct EntityFields {
   std::optional<bool> eligible;   // "elig"
   std::optional<Status> status;   // "status"
   std::optional<bool> running;    // "running"
+  std::optional<Exact> request;   // "req": ρ, the size of the current request in ns (SPEC.md §2)
 
   bool empty() const {
-    return !weight && !slice && !vruntime && !deadline && !vlag && !eligible && !status && !running;
+    return !weight && !slice && !vruntime && !deadline && !vlag && !eligible && !status &&
+           !running && !request;
   }
 };
 

@@ -315,6 +315,8 @@ Event Reader::parse_event() {
         fail(Fault::Malformed, k, "unknown status \"" + std::string(s) + "\"");
     } else if (k == "running") {
       e.state.running = fr.boolean();
+    } else if (k == "req") {
+      e.state.request = fr.exact();
     } else if (k == "V") {
       e.V = fr.exact();
     } else if (k == "W") {

@@ -88,6 +88,7 @@ std::string event_line(const Event& e) {
   if (st.eligible) field(s, "elig", json_bool(*st.eligible));
   if (st.status) field(s, "status", fmt::format("\"{}\"", status_name(*st.status)));
   if (st.running) field(s, "running", json_bool(*st.running));
+  if (st.request) field(s, "req", json_exact(*st.request));
   if (e.V) field(s, "V", json_exact(*e.V));
   if (e.W) field(s, "W", *e.W);
   if (e.nr_queued) field(s, "nr", *e.nr_queued);
