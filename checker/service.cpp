@@ -54,8 +54,8 @@ void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line)
   const bool ok = upper ? l < ex(bound) : l > -ex(bound);
   const bool verdict = paper_ && steady_;
   figure("THM-LAG-BOUND", ratio,
-         fmt::format("task {} lag {:.0f} ns against {} {} ns", id, l.get_d(), upper ? "<" : "> -",
-                     bound),
+         fmt::format("task {} lag {:.0f} ns when {} (bound {}{} ns)", id, l.get_d(),
+                     upper ? "picked" : "preempted", upper ? "< " : "> -", bound),
          paper_);
   if (ok || !verdict) return;
   Violation v;

@@ -36,3 +36,12 @@ struct Witness {
 std::string smt_literal(Sort sort, const trace::Exact& x);
 
 }  // namespace vlag::checker
+
+namespace vlag::checker {
+
+/// The witness as a self-contained SMT-LIB2 script: comments (what is claimed, where it comes
+/// from), declarations, the values read from the trace, the definitions, the claim. With
+/// `commands`, ends in (check-sat) and (get-model) so that `z3 FILE` prints the verdict.
+std::string smt_script(const Witness& w, const std::string& origin, bool commands);
+
+}  // namespace vlag::checker
