@@ -388,10 +388,15 @@ void Checker::update_view(const trace::Event& e, Status status_before) {
       else if (e.kind != EventKind::Yield) c->request = ex(c->slice);
       return;
     }
-    case EventKind::Reweight:
+    case EventKind::Reweight: {
+      // A lag the clamp cut moves d around V: the request is then no longer known (§4.8).
+      const bool cut = in_queue(*v) && p.clamp == LagClamp::TwiceSlice &&
+                       p.reweight != ReweightRule::KeepV &&
+                       abs(view_.V() - v->vruntime) > lag_limit(params_, *v);
       refresh(*v);
-      if (in_queue(*v)) v->request.reset();  // a clamped lag may cut the request (SPEC.md §4.8)
+      if (cut) v->request.reset();
       return;
+    }
     case EventKind::Slice:
       v->slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
       refresh(*v);
@@ -587,25 +592,21 @@ void Checker::check_lag_sum(const trace::Event& e) {
 
 // INV-DEADLINE: 0 < (d − v)·w/N ≤ ρ for a queued entity.
 void Checker::check_deadline(const ViewEntity& v) {
-  if (v.status != Status::Queued) return;
+  if (v.status != Status::Queued || !v.request) return;
   checked("INV-DEADLINE");
   Exact rest = (v.deadline - v.vruntime) * static_cast<long>(v.weight) / ex(kNice0Weight);
   rest.canonicalize();
-  if (rest > 0 && (!v.request || rest <= *v.request)) return;
+  if (rest > 0 && rest <= *v.request) return;
   Witness w;
   w.add("v", Sort::Real, v.vruntime);
   w.add("d", Sort::Real, v.deadline);
   w.add("w", Sort::Int, ex(v.weight));
-  std::string claim = "(<= (/ (* (- d v) w) 1024.0) 0.0)";
-  if (v.request) {
-    w.add("rho", Sort::Real, *v.request);
-    claim = "(or " + claim + " (> (/ (* (- d v) w) 1024.0) rho))";
-  }
+  w.add("rho", Sort::Real, *v.request);
   w.statement = "INV-DEADLINE: 0 < (d - v)*w/1024 <= rho";
-  w.claim = claim;
+  w.claim = "(or (<= (/ (* (- d v) w) 1024.0) 0.0) (> (/ (* (- d v) w) 1024.0) rho))";
   violate("INV-DEADLINE",
           fmt::format("task {} remaining request {} ns not in (0, {}]", v.id, str(rest),
-                      v.request ? str(*v.request) : "?"),
+                      str(*v.request)),
           std::move(w));
 }
 
