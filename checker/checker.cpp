@@ -80,6 +80,9 @@ void Checker::validate(const trace::Event& e) const {
   switch (e.kind) {
     case EventKind::New:
       if (v) fault(Fault::TraceFault, "task", who + " is created twice");
+      if (e.weight == 0)
+        fault(Fault::Malformed, "weight",
+              "unknown (null): only parameter inference (vlag check --infer) takes such traces");
       return;
     case EventKind::Entity:
       if (!window_ || index_ != static_cast<int64_t>(view_.entities().size()))

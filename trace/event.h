@@ -74,7 +74,7 @@ struct Event {
   int cpu = 0;                  // "cpu"
   std::optional<TaskId> task;   // the task the event is about; Pick: the picked task (none: idle)
   int64_t delta = 0;            // Run
-  int64_t weight = 0;           // New, Reweight
+  int64_t weight = 0;           // New, Reweight; New: 0 when unknown ("weight":null)
   int64_t slice = 0;            // New, Slice
   bool preempt = false;         // Preempt
   int to_cpu = 0;               // Migrate

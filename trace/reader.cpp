@@ -258,7 +258,7 @@ Event Reader::parse_event() {
     fail(Fault::Malformed, "", "not a JSON object");
   Event e;
   bool has_t = false, has_ev = false, has_delta = false, has_weight = false, has_slice = false,
-       has_preempt = false, has_to = false, has_task = false;
+       has_preempt = false, has_to = false, has_task = false, weight_null = false;
   const int64_t ncpus = header_.params.ncpus;
   for (auto f : obj) {
     std::string_view key;
@@ -285,7 +285,9 @@ Event Reader::parse_event() {
       e.delta = fr.integer(0);
       has_delta = true;
     } else if (k == "weight") {
-      e.weight = fr.integer(kMinWeight, kMaxWeight);
+      // null: unknown, for parameter inference (`vlag check --infer`, spec/TRACE.md §6)
+      weight_null = fr.is_null();
+      e.weight = weight_null ? 0 : fr.integer(kMinWeight, kMaxWeight);
       has_weight = true;
     } else if (k == "slice") {
       e.slice = fr.integer(0, kMaxCustomSliceNs);
@@ -340,6 +342,8 @@ Event Reader::parse_event() {
   require(n.slice, has_slice, "slice");
   require(n.preempt, has_preempt, "preempt");
   require(n.to, has_to, "to");
+  if (weight_null && e.kind != EventKind::New)
+    fail(Fault::Malformed, "weight", "null (unknown) is only allowed in \"new\"");
   if (e.kind == EventKind::Slice && e.slice != 0 && e.slice < kMinCustomSliceNs)
     fail(Fault::Range, "slice", "custom slice " + std::to_string(e.slice) + " below 100000 ns");
   if (e.t < last_t_)
