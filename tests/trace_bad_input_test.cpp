@@ -28,6 +28,9 @@ const BadLine kBad[] = {
     {"WrongType", "{\"t\":\"soon\",\"ev\":\"tick\"}\n", Fault::Malformed, 2, "t"},
     {"BadExact", kTwoTasks + "{\"t\":0,\"ev\":\"wakeup\",\"task\":1,\"v\":\"1/0\"}\n",
      Fault::Malformed, 4, "v"},
+    // Regression (found by fuzz/trace_parser_fuzz.cpp): a garbled null threw out of the reader.
+    {"GarbledNull", "{\"t\":0,\"ev\":\"new\",\"task\":1,\"weight\":nulu,\"slice\":0}\n",
+     Fault::Malformed, 2, "weight"},
     {"UnknownEvent", "{\"t\":0,\"ev\":\"teleport\"}\n", Fault::UnknownEvent, 2, "ev"},
     {"NumberTooBig", "{\"t\":0,\"ev\":\"run\",\"delta\":99999999999999999999}\n", Fault::Range, 2,
      "delta"},

@@ -105,6 +105,10 @@ TEST(TraceNumbers, ExactTextParsesOnlyCanonicalForms) {
   EXPECT_EQ(*parse_exact("6/4"), Exact(3, 2));
   EXPECT_EQ(*parse_exact("123456789012345678901234567890"),
             Exact(mpz_class("123456789012345678901234567890")));
+  // Regression (found by fuzz/trace_parser_fuzz.cpp): leading zeros are decimal, never octal,
+  // and a digit 8 after a leading zero is no reason to throw.
+  EXPECT_EQ(*parse_exact("010"), Exact(10));
+  EXPECT_EQ(*parse_exact("921602/0000383"), Exact(921602, 383));
   for (const char* bad : {"", "-", "1/", "/2", "1/0", "1/-2", "1.5", "0x10", "1 ", "+3"})
     EXPECT_FALSE(parse_exact(bad).has_value()) << bad;
 }

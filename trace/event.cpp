@@ -104,11 +104,11 @@ std::optional<Exact> parse_exact(std::string_view text) {
   const std::string_view num = text.substr(0, slash);
   if (!is_decimal_integer(num)) return std::nullopt;
   Exact x;
-  x.get_num() = mpz_class(std::string(num));
+  x.get_num() = mpz_class(std::string(num), 10);  // base 10: "010" is ten, not octal
   if (slash == std::string_view::npos) return x;
   const std::string_view den = text.substr(slash + 1);
   if (!is_decimal_integer(den) || den.front() == '-') return std::nullopt;
-  x.get_den() = mpz_class(std::string(den));
+  x.get_den() = mpz_class(std::string(den), 10);
   if (x.get_den() == 0) return std::nullopt;
   x.canonicalize();
   return x;

@@ -111,7 +111,11 @@ class FieldReader {
     return b;
   }
 
-  bool is_null() { return v_.is_null(); }
+  bool is_null() {
+    bool null = false;
+    if (v_.is_null().get(null)) bad(Fault::Malformed, "unreadable value");
+    return null;
+  }
 
   od::value& raw() { return v_; }
 
