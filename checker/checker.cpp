@@ -100,9 +100,14 @@ void Checker::validate(const trace::Event& e) const {
       fault(Fault::TraceFault, "to", "a migration in a one-CPU trace");
     case EventKind::Run:
     case EventKind::Tick:
-      return;
     case EventKind::Yield:
-      if (!view_.curr) fault(Fault::TraceFault, "ev", "yield while no task runs");
+      if (e.kind == EventKind::Yield && !view_.curr)
+        fault(Fault::TraceFault, "ev", "yield while no task runs");
+      if (e.task && e.task != view_.curr)
+        fault(Fault::TraceFault, "task",
+              who + " is named as running, but the last pick chose " +
+                  (view_.curr ? "task " + std::to_string(*view_.curr) : "idle") +
+                  " (a pick is missing or wrong)");
       return;
     case EventKind::Pick:
       if (!e.task) return;
@@ -273,9 +278,26 @@ void Checker::consume(const trace::Event& e, int64_t line) {
       break;
     }
     case EventKind::Sleep:
-    case EventKind::Dequeue:
+    case EventKind::Dequeue: {
+      // INV-DELAY: only an entity that is not eligible may stay queued as delayed.
+      const ViewEntity& v = *view_.find(*e.task);
+      if (v.status == Status::Delayed) {
+        checked("INV-DELAY");
+        if (view_.eligible(*before, V_before)) {
+          Witness w;
+          w.statement = "INV-DELAY: an entity becomes delayed only while v > V";
+          w.add("v", Sort::Real, before->vruntime);
+          w.add("V", Sort::Real, V_before);
+          w.claim = "(<= v V)";
+          violate("INV-DELAY",
+                  fmt::format("eligible task {} (v={} <= V={}) was delayed", v.id,
+                              str(before->vruntime), str(V_before)),
+                  std::move(w));
+        }
+      }
       service_.on_sleep(*e.task, now_, line);
       break;
+    }
     case EventKind::Pick:
       check_pick(e, curr_protected, curr_before, next_before);
       service_.on_pick(e.task, now_, line);

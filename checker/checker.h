@@ -35,7 +35,7 @@ class Checker {
   int64_t events() const { return index_; }
 
  private:
-  void fault(trace::Fault f, const std::string& field, const std::string& what) const;
+  [[noreturn]] void fault(trace::Fault f, const std::string& field, const std::string& what) const;
   void validate(const trace::Event& e) const;
   void advance_to(int64_t t);
   void run(int64_t delta);

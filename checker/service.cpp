@@ -17,7 +17,7 @@ ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string fil
     : params_(params), report_(report), file_(std::move(file)), paper_(params.preset.rejoin_strategy != 0) {
   report_.stats["THM-LAG-BOUND"].verdict = paper_;
   report_.stats["THM-WAKEUP-LATENCY"].verdict = paper_;
-  report_.stats["STARVATION"].verdict = false;
+  report_.stats["FIG-STARVATION"].verdict = false;
 }
 
 void ServiceLayer::on_new(TaskId id, int64_t weight, int64_t slice) {
@@ -127,7 +127,7 @@ void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) 
   check_lag(*id, t, true, line);
   if (t.waiting_since >= 0) {
     const int64_t waited = now - t.waiting_since;
-    figure("STARVATION", static_cast<double>(waited) / 1e6,
+    figure("FIG-STARVATION", static_cast<double>(waited) / 1e6,
            fmt::format("task {} waited {:.3f} ms runnable without running", *id,
                        static_cast<double>(waited) / 1e6),
            false);

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <algorithm>
 
 namespace vlag::cli {
 namespace {
+
+constexpr size_t kListed = 10;  // violations and problems listed in the human summary
 
 std::string json_string(std::string_view s) {
   std::string out = "\"";
@@ -39,8 +41,14 @@ void print_summary(const checker::Report& r) {
                s.worst.empty() ? "-" : s.worst, kind);
   }
   if (r.violation_count > 0) {
-    fmt::print("\nviolations ({}, the first {} listed):\n", r.violation_count, r.violations.size());
-    for (const auto& v : r.violations) {
+    const size_t shown = std::min<size_t>(r.violations.size(), kListed);
+    fmt::print("\nviolations: {}{}\n", r.violation_count,
+               shown < static_cast<size_t>(r.violation_count)
+                   ? fmt::format(" (the first {} listed; --json lists {})", shown,
+                                 r.violations.size())
+                   : "");
+    for (size_t i = 0; i < shown; ++i) {
+      const checker::Violation& v = r.violations[i];
       fmt::print("  {}:{}: {}: {}\n", v.file, v.line, v.id, v.detail);
       if (v.z3_sat || !v.smt_file.empty())
         fmt::print("    {}{}\n", z3_text(v), v.smt_file.empty() ? "" : " (" + v.smt_file + ")");
@@ -50,9 +58,9 @@ void print_summary(const checker::Report& r) {
     }
   }
   if (r.problem_count > 0) {
-    std::map<std::string, int64_t> by_class;
     fmt::print("\ntrace problems skipped (--keep-going): {}\n", r.problem_count);
-    for (const auto& p : r.problems) fmt::print("  {}\n", p.message);
+    for (size_t i = 0; i < r.problems.size() && i < kListed; ++i)
+      fmt::print("  {}\n", r.problems[i].message);
   }
   for (const auto& n : r.notes) fmt::print("note: {}\n", n);
   fmt::print("\nresult: {}\n", r.violated() ? fmt::format("{} violation(s)", r.violation_count)
