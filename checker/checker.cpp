@@ -44,7 +44,8 @@ Checker::Checker(const trace::Header& header, std::string file, Report& report)
     throw trace::InputError(Fault::Malformed, file_, 1, "cpus",
                             "checking multi-CPU traces is not implemented (this trace has " +
                                 std::to_string(params_.ncpus) + " CPUs)");
-  if (!window_) shadow_.emplace(params_);
+  if (!window_)
+    shadow_.emplace(params_);
   else
     report_.notes.push_back(file_ +
                             ": a window (starts mid-run): no shadow reference, decisions and "
@@ -138,7 +139,8 @@ void Checker::validate(const trace::Event& e) const {
       return;
     case EventKind::Preempt:
       if (v->status != Status::Queued || view_.curr == id)
-        fault(Fault::TraceFault, "task", "wakeup preemption by " + who + ", which is not a queued wakee");
+        fault(Fault::TraceFault, "task",
+              "wakeup preemption by " + who + ", which is not a queued wakee");
       return;
     default:
       return;
@@ -155,7 +157,8 @@ void Checker::run(int64_t delta) {
     try {
       shadow_->apply(Op{OpKind::Run, 0, delta});
     } catch (const Error& err) {
-      report_.notes.push_back(fmt::format("{}:{}: shadow reference stopped: {}", file_, line_, err.what()));
+      report_.notes.push_back(
+          fmt::format("{}:{}: shadow reference stopped: {}", file_, line_, err.what()));
       shadow_.reset();
     }
   }
@@ -174,8 +177,8 @@ void Checker::apply_shadow(const trace::Event& e) {
   try {
     shadow_->apply(*op);
   } catch (const Error& err) {
-    report_.notes.push_back(
-        fmt::format("{}:{}: shadow reference stopped: it rejects {}: {}", file_, line_, to_string(*op), err.what()));
+    report_.notes.push_back(fmt::format("{}:{}: shadow reference stopped: it rejects {}: {}", file_,
+                                        line_, to_string(*op), err.what()));
     shadow_.reset();
   }
 }
@@ -409,8 +412,10 @@ void Checker::update_view(const trace::Event& e, Status status_before) {
       const Exact d_before = c->deadline;
       refresh(*c);
       if (c->deadline == d_before) return;
-      if (e.kind == EventKind::Yield && c->request) *c->request += ex(c->slice);
-      else if (e.kind != EventKind::Yield) c->request = ex(c->slice);
+      if (e.kind == EventKind::Yield && c->request)
+        *c->request += ex(c->slice);
+      else if (e.kind != EventKind::Yield)
+        c->request = ex(c->slice);
       return;
     }
     case EventKind::Reweight: {
@@ -556,14 +561,14 @@ void Checker::check_step(const trace::Event& e) {
     w.add("reported", Sort::Real, got);
     w.add("spec", Sort::Real, want);
     w.claim = "(not (= reported spec))";
-    violate("INV-STEP",
-            fmt::format("field '{}' is {} where the spec's step gives {}", field, str(got),
-                        str(want)),
-            std::move(w));
+    violate(
+        "INV-STEP",
+        fmt::format("field '{}' is {} where the spec's step gives {}", field, str(got), str(want)),
+        std::move(w));
   };
   const TaskId id = e.task.value_or(0);
-  const bool about = e.task && shadow_->has(id) &&
-                     (!about_running(e.kind) || shadow_->curr() == e.task);
+  const bool about =
+      e.task && shadow_->has(id) && (!about_running(e.kind) || shadow_->curr() == e.task);
   const trace::EntityFields& s = e.state;
   if (about) {
     const reference::Entity& r = shadow_->entity(id);
@@ -605,10 +610,13 @@ void Checker::check_lag_sum(const trace::Event& e) {
     if (in_queue(v))
       lag_sum += fmt::format(" (* {} (- V_reported {}))", name_of("w", id), name_of("v", id));
   lag_sum += ")";
-  w.statement = integers ? "INV-LAG-SUM (integer V, floored): -W < sum w_i*(V - v_i) <= 0, W = sum w_i"
-                         : "INV-LAG-SUM: sum w_i*(V - v_i) = 0 and W = sum w_i";
-  w.claim = integers ? fmt::format("(or (not (= W_reported W)) (> {0} 0.0) (<= {0} (- (to_real W))))", lag_sum)
-                     : fmt::format("(or (not (= W_reported W)) (not (= {} 0.0)))", lag_sum);
+  w.statement = integers
+                    ? "INV-LAG-SUM (integer V, floored): -W < sum w_i*(V - v_i) <= 0, W = sum w_i"
+                    : "INV-LAG-SUM: sum w_i*(V - v_i) = 0 and W = sum w_i";
+  w.claim =
+      integers
+          ? fmt::format("(or (not (= W_reported W)) (> {0} 0.0) (<= {0} (- (to_real W))))", lag_sum)
+          : fmt::format("(or (not (= W_reported W)) (not (= {} 0.0)))", lag_sum);
   violate("INV-LAG-SUM",
           fmt::format("reported V={} W={} but the queued entities give sum w(V-v)={} and W={}",
                       str(*e.V), *e.W, str(sum), W),
@@ -656,8 +664,8 @@ void Checker::check_place(const ViewEntity& before, const ViewEntity& after, con
   w.statement = "INV-PLACE-LAG: V - v after the wakeup equals the lag the preset restores";
   w.claim = "(not (= (- V v) expected))";
   violate("INV-PLACE-LAG",
-          fmt::format("task {} saved vlag {}: expected V-v={}, got {}", after.id,
-                      str(before.vlag), str(expect), str(got)),
+          fmt::format("task {} saved vlag {}: expected V-v={}, got {}", after.id, str(before.vlag),
+                      str(expect), str(got)),
           std::move(w));
 }
 
@@ -665,7 +673,8 @@ void Checker::check_place(const ViewEntity& before, const ViewEntity& after, con
 void Checker::check_reweight(const ViewEntity& before, const ViewEntity& after,
                              const Exact& V_before, const Exact& V_after) {
   const Preset& p = params_.preset;
-  if (p.clamp == LagClamp::TwiceSlice && abs(V_before - before.vruntime) > lag_limit(params_, before))
+  if (p.clamp == LagClamp::TwiceSlice &&
+      abs(V_before - before.vruntime) > lag_limit(params_, before))
     return;
   checked("INV-REWEIGHT");
   bool promised = p.reweight != ReweightRule::KeepV;
@@ -704,7 +713,8 @@ void Checker::check_saved_lag(const ViewEntity& v, bool from_delayed) {
   w.definitions.push_back("(= limit (/ (* (ite (> (* 2 r) tick) (* 2 r) tick) 1024) (to_real w)))");
   w.statement = zero ? "INV-LAG-CLAMP: |vl| <= limit, and vl <= 0 after a delayed dequeue"
                      : "INV-LAG-CLAMP: |vl| <= vdelta(max(2r, TICK), w)";
-  w.claim = zero ? "(or (> vl limit) (< vl (- limit)) (> vl 0.0))" : "(or (> vl limit) (< vl (- limit)))";
+  w.claim =
+      zero ? "(or (> vl limit) (< vl (- limit)) (> vl 0.0))" : "(or (> vl limit) (< vl (- limit)))";
   violate("INV-LAG-CLAMP",
           fmt::format("task {} saved vlag {} beyond {}{}", v.id, str(v.vlag), str(limit),
                       zero ? " or positive after a delayed dequeue" : ""),
@@ -733,7 +743,8 @@ void Checker::check_s64_margins() {
     const bool key_fits = key <= limit;
     if (key_fits && prod <= limit && prod_W <= limit) continue;
     Witness w;
-    w.statement = "INV-S64-MARGIN: (v_i - v_min)*w_i and (v_i - v_min)*W fit in a signed 64-bit product";
+    w.statement =
+        "INV-S64-MARGIN: (v_i - v_min)*w_i and (v_i - v_min)*W fit in a signed 64-bit product";
     if (!key_fits) {
       w.add("key", Sort::Int, Exact(key));
       w.claim = "(> key 9223372036854775807)";

@@ -44,7 +44,9 @@ class Builder {
                               "outside the inference scope (spec/TRACE.md §6): " + why);
     };
     if (e.kind == EventKind::Run) {
-      if (e.t - e.delta < now_) throw trace::InputError(Fault::TimeBackwards, file_, line, "delta", "run starts before the previous event");
+      if (e.t - e.delta < now_)
+        throw trace::InputError(Fault::TimeBackwards, file_, line, "delta",
+                                "run starts before the previous event");
       advance(e.t - e.delta);
       run(e.delta);
     } else {

@@ -78,8 +78,8 @@ Report check(const std::vector<Source>& sources, const CheckOptions& options) {
       if (options.evidence_dir.empty()) continue;
       const std::filesystem::path dir(options.evidence_dir);
       const auto smt_path = dir / evidence_name(v, i + 1, ".smt2");
-      write_file(smt_path,
-                 smt_script(v.witness, v.id + " at " + v.file + ":" + std::to_string(v.line), true));
+      write_file(smt_path, smt_script(v.witness,
+                                      v.id + " at " + v.file + ":" + std::to_string(v.line), true));
       v.smt_file = smt_path.string();
       std::string why;
       if (auto w = minimal_window(s, v, why)) {

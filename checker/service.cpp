@@ -14,7 +14,10 @@ Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
 }  // namespace
 
 ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string file)
-    : params_(params), report_(report), file_(std::move(file)), paper_(params.preset.rejoin_strategy != 0) {
+    : params_(params),
+      report_(report),
+      file_(std::move(file)),
+      paper_(params.preset.rejoin_strategy != 0) {
   report_.stats["THM-LAG-BOUND"].verdict = paper_;
   report_.stats["THM-WAKEUP-LATENCY"].verdict = paper_;
   report_.stats["FIG-STARVATION"].verdict = false;
@@ -62,9 +65,10 @@ void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line)
   v.id = "THM-LAG-BOUND";
   v.file = file_;
   v.line = line;
-  v.detail = fmt::format("task {} lag {} ns outside (-{}, {}) ns (fluid service since joining "
-                         "minus {} ns received)",
-                         id, l.get_str(), t.slice, std::max(t.slice, tick), t.received);
+  v.detail = fmt::format(
+      "task {} lag {} ns outside (-{}, {}) ns (fluid service since joining "
+      "minus {} ns received)",
+      id, l.get_str(), t.slice, std::max(t.slice, tick), t.received);
   Witness& w = v.witness;
   w.statement = "THM-LAG-BOUND: -r_k < lag_k < max(r_k, q), lag_k = w_k*(V - V_join)/1024 - s_k";
   w.add("w_k", Sort::Int, ex(t.weight));
@@ -149,7 +153,8 @@ void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) 
       v.id = "THM-WAKEUP-LATENCY";
       v.file = file_;
       v.line = line;
-      v.detail = fmt::format("task {} waited {} ns > r(W-w)/w + q = {:.0f} ns", *id, latency, bound);
+      v.detail =
+          fmt::format("task {} waited {} ns > r(W-w)/w + q = {:.0f} ns", *id, latency, bound);
       Witness& w = v.witness;
       w.statement = "THM-WAKEUP-LATENCY: latency <= r_k*(W - w_k)/w_k + q";
       w.add("latency", Sort::Int, ex(latency));
@@ -183,8 +188,8 @@ void ServiceLayer::on_reweight(TaskId id, int64_t weight) {
     // move the interval's start so that w'·(V − V_join')/N − s equals the lag before.
     const Exact l = lag(t);
     runnable_weight_ += weight - t.weight;
-    t.joined_at = clock_ - (l + ex(t.received)) * static_cast<long>(kNice0Weight) /
-                               static_cast<long>(weight);
+    t.joined_at =
+        clock_ - (l + ex(t.received)) * static_cast<long>(kNice0Weight) / static_cast<long>(weight);
     t.joined_at.canonicalize();
   }
   t.weight = weight;

@@ -36,11 +36,11 @@ class ServiceLayer {
     int64_t weight = 0;
     int64_t slice = 0;
     bool runnable = false;
-    Exact joined_at;        // fluid clock at the start of the runnable interval
-    int64_t received = 0;   // ns of service in the runnable interval
+    Exact joined_at;       // fluid clock at the start of the runnable interval
+    int64_t received = 0;  // ns of service in the runnable interval
     int64_t waiting_since = -1;
-    int64_t woke_at = -1;   // the wakeup whose first run is pending
-    int64_t woke_W = 0;     // runnable weight right after that wakeup
+    int64_t woke_at = -1;  // the wakeup whose first run is pending
+    int64_t woke_W = 0;    // runnable weight right after that wakeup
     bool woke_steady = false;
   };
 

@@ -69,7 +69,8 @@ std::optional<Window> minimal_window(const Source& source, const Violation& v, s
     const int64_t start = it->first, length = k - start + 1;
     std::string text = trace::header_line(header) + "\n";
     for (const auto& e : it->second) text += trace::event_line(e) + "\n";
-    for (auto e = recent.end() - length; e != recent.end(); ++e) text += trace::event_line(*e) + "\n";
+    for (auto e = recent.end() - length; e != recent.end(); ++e)
+      text += trace::event_line(*e) + "\n";
     const int64_t last = static_cast<int64_t>(it->second.size()) + length - 1;
     if (reproduces(text, v.id, last)) return Window{text, length};
   }

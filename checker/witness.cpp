@@ -40,8 +40,7 @@ const char* sort_name(Sort s) {
 std::string smt_script(const Witness& w, const std::string& origin, bool commands) {
   std::string s = "; " + origin + "\n; " + w.statement +
                   "\n; sat: the values below, taken from the trace, violate it.\n";
-  for (const auto& c : w.consts)
-    s += "(declare-const " + c.name + " " + sort_name(c.sort) + ")\n";
+  for (const auto& c : w.consts) s += "(declare-const " + c.name + " " + sort_name(c.sort) + ")\n";
   for (const auto& [name, sort] : w.derived)
     s += "(declare-const " + name + " " + sort_name(sort) + ")\n";
   s += "; values from the trace\n";

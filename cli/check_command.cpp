@@ -27,14 +27,16 @@ int run_infer(const CheckCommandOptions& o) {
     if (r.consistent) {
       std::string weights;
       for (const auto& [id, w] : r.weights) weights += fmt::format(" {}:{}", id, w);
-      fmt::print("{}: consistent: these weights make all {} picks EEVDF decisions (task:weight){}\n",
-                 f, r.picks, weights);
+      fmt::print(
+          "{}: consistent: these weights make all {} picks EEVDF decisions (task:weight){}\n", f,
+          r.picks, weights);
     } else {
       std::string lines;
       for (int64_t l : r.core_lines) lines += fmt::format(" {}", l);
-      fmt::print("{}: inconsistent: no weights make all {} picks EEVDF decisions; unsat core, "
-                 "picks at lines{}\n",
-                 f, r.picks, lines);
+      fmt::print(
+          "{}: inconsistent: no weights make all {} picks EEVDF decisions; unsat core, "
+          "picks at lines{}\n",
+          f, r.picks, lines);
       code = 1;
     }
     fmt::print("  query: {}\n", r.smt_file);
@@ -52,8 +54,10 @@ int run_check(const CheckCommandOptions& o) {
   std::vector<checker::Source> sources;
   for (const auto& f : o.files) sources.push_back(checker::file_source(f));
   const checker::Report report = checker::check(sources, options);
-  if (o.json) print_json(report);
-  else print_summary(report);
+  if (o.json)
+    print_json(report);
+  else
+    print_summary(report);
   return exit_code(report);
 }
 

@@ -42,11 +42,11 @@ void print_summary(const checker::Report& r) {
   }
   if (r.violation_count > 0) {
     const size_t shown = std::min<size_t>(r.violations.size(), kListed);
-    fmt::print("\nviolations: {}{}\n", r.violation_count,
-               shown < static_cast<size_t>(r.violation_count)
-                   ? fmt::format(" (the first {} listed; --json lists {})", shown,
-                                 r.violations.size())
-                   : "");
+    fmt::print(
+        "\nviolations: {}{}\n", r.violation_count,
+        shown < static_cast<size_t>(r.violation_count)
+            ? fmt::format(" (the first {} listed; --json lists {})", shown, r.violations.size())
+            : "");
     for (size_t i = 0; i < shown; ++i) {
       const checker::Violation& v = r.violations[i];
       fmt::print("  {}:{}: {}: {}\n", v.file, v.line, v.id, v.detail);
@@ -64,8 +64,8 @@ void print_summary(const checker::Report& r) {
   }
   for (const auto& n : r.notes) fmt::print("note: {}\n", n);
   fmt::print("\nresult: {}\n", r.violated() ? fmt::format("{} violation(s)", r.violation_count)
-                                           : r.problem_count > 0 ? "no violation, but trace problems"
-                                                                 : "all checked invariants hold");
+                               : r.problem_count > 0 ? "no violation, but trace problems"
+                                                     : "all checked invariants hold");
 }
 
 void print_json(const checker::Report& r) {
@@ -74,21 +74,22 @@ void print_json(const checker::Report& r) {
   s += "],\"invariants\":{";
   bool first = true;
   for (const auto& [id, st] : r.stats) {
-    s += fmt::format("{}{}:{{\"checked\":{},\"violated\":{},\"not_promised\":{},\"verdict\":{},"
-                     "\"worst\":{}}}",
-                     first ? "" : ",", json_string(id), st.checked, st.violated, st.not_promised,
-                     st.verdict, json_string(st.worst));
+    s += fmt::format(
+        "{}{}:{{\"checked\":{},\"violated\":{},\"not_promised\":{},\"verdict\":{},"
+        "\"worst\":{}}}",
+        first ? "" : ",", json_string(id), st.checked, st.violated, st.not_promised, st.verdict,
+        json_string(st.worst));
     first = false;
   }
   s += fmt::format("}},\"violation_count\":{},\"violations\":[", r.violation_count);
   for (size_t i = 0; i < r.violations.size(); ++i) {
     const auto& v = r.violations[i];
-    s += fmt::format("{}{{\"id\":{},\"file\":{},\"line\":{},\"detail\":{},\"z3_sat\":{},"
-                     "\"smt_file\":{},\"window_file\":{},\"window_note\":{}}}",
-                     i ? "," : "", json_string(v.id), json_string(v.file), v.line,
-                     json_string(v.detail), v.z3_sat ? (*v.z3_sat ? "true" : "false") : "null",
-                     json_string(v.smt_file), json_string(v.window_file),
-                     json_string(v.window_note));
+    s += fmt::format(
+        "{}{{\"id\":{},\"file\":{},\"line\":{},\"detail\":{},\"z3_sat\":{},"
+        "\"smt_file\":{},\"window_file\":{},\"window_note\":{}}}",
+        i ? "," : "", json_string(v.id), json_string(v.file), v.line, json_string(v.detail),
+        v.z3_sat ? (*v.z3_sat ? "true" : "false") : "null", json_string(v.smt_file),
+        json_string(v.window_file), json_string(v.window_note));
   }
   s += fmt::format("],\"problem_count\":{},\"problems\":[", r.problem_count);
   for (size_t i = 0; i < r.problems.size(); ++i)

@@ -12,9 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.keep_going = true;
   options.arbiter = false;
   try {
-    vlag::checker::check(
-        {vlag::checker::text_source("fuzz", std::string(reinterpret_cast<const char*>(data), size))},
-        options);
+    vlag::checker::check({vlag::checker::text_source(
+                             "fuzz", std::string(reinterpret_cast<const char*>(data), size))},
+                         options);
   } catch (const vlag::Error&) {
   }
   return 0;

@@ -41,9 +41,8 @@ TEST(Infer, FindsWeightsForAConsistentTrace) {
 
 TEST(Infer, NamesTheUnsatCoreOfAnInconsistentTrace) {
   const auto dir = std::filesystem::temp_directory_path() / "vlag-infer-test";
-  const Inference r =
-      infer_weights(file_source(std::string(VLAG_FIXTURES) + "/infer-inconsistent.jsonl"),
-                    dir.string());
+  const Inference r = infer_weights(
+      file_source(std::string(VLAG_FIXTURES) + "/infer-inconsistent.jsonl"), dir.string());
   EXPECT_FALSE(r.consistent);
   // Line 6 (task 2 first at equal deadlines) needs w2 >= w1; line 10 (task 1 again after 3 ms
   // against task 2's 1 ms) needs w1 >= 3·w2.

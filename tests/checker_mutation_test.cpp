@@ -14,7 +14,9 @@ using testing::check_text;
 using testing::join_lines;
 using testing::lines_of;
 
-bool has(const std::string& line, const std::string& s) { return line.find(s) != std::string::npos; }
+bool has(const std::string& line, const std::string& s) {
+  return line.find(s) != std::string::npos;
+}
 
 // The value of an integer field of a line written by trace::Writer.
 int64_t int_field(const std::string& line, const std::string& name) {
@@ -50,12 +52,14 @@ TEST(Mutation, SwappedPickIsCaughtAtItsLine) {
   for (size_t i = 1; i < lines.size() && !at; ++i) {
     if (!has(lines[i], "\"ev\":\"pick\"") || has(lines[i], "\"task\":null")) continue;
     const int64_t task = int_field(lines[i], "task");
-    if (prev > 0 && prev != task && prev <= 3) at = i;
-    else prev = task;
+    if (prev > 0 && prev != task && prev <= 3)
+      at = i;
+    else
+      prev = task;
   }
   ASSERT_GT(at, 0u);
-  lines[at] = R"({"t":)" + std::to_string(int_field(lines[at], "t")) +
-              R"(,"ev":"pick","task":)" + std::to_string(prev) + "}";
+  lines[at] = R"({"t":)" + std::to_string(int_field(lines[at], "t")) + R"(,"ev":"pick","task":)" +
+              std::to_string(prev) + "}";
   // The next run line names the task that really ran: a contradiction within the trace, which
   // --keep-going reports as a trace problem after the violation.
   const Report r = check_text(join_lines(lines), true);

@@ -79,8 +79,7 @@ TEST(BadHeader, IsRejectedWithItsField) {
       {R"({"format":"vlag-trace","version":1,"preset":"linux-2.4"})", "preset"},
       {R"({"format":"vlag-trace","version":1,"preset":"paper-1","features":["NO_SUCH"]})",
        "features"},
-      {R"({"format":"vlag-trace","version":1,"preset":"paper-1","hz":250,"tick_ns":1})",
-       "tick_ns"},
+      {R"({"format":"vlag-trace","version":1,"preset":"paper-1","hz":250,"tick_ns":1})", "tick_ns"},
       {R"({"format":"vlag-trace","version":1,"preset":"paper-1","cpus":2})", "cpus"},
   };
   for (const auto& [header, field] : cases) {

@@ -70,16 +70,16 @@ struct EntityFields {
 
 struct Event {
   EventKind kind = EventKind::Tick;
-  int64_t t = 0;                // ns, after the event
-  int cpu = 0;                  // "cpu"
-  std::optional<TaskId> task;   // the task the event is about; Pick: the picked task (none: idle)
-  int64_t delta = 0;            // Run
-  int64_t weight = 0;           // New, Reweight; New: 0 when unknown ("weight":null)
-  int64_t slice = 0;            // New, Slice
-  bool preempt = false;         // Preempt
-  int to_cpu = 0;               // Migrate
-  EntityFields state;           // the named (or running) entity after the event
-  std::optional<Exact> V;       // runqueue state after the event
+  int64_t t = 0;               // ns, after the event
+  int cpu = 0;                 // "cpu"
+  std::optional<TaskId> task;  // the task the event is about; Pick: the picked task (none: idle)
+  int64_t delta = 0;           // Run
+  int64_t weight = 0;          // New, Reweight; New: 0 when unknown ("weight":null)
+  int64_t slice = 0;           // New, Slice
+  bool preempt = false;        // Preempt
+  int to_cpu = 0;              // Migrate
+  EntityFields state;          // the named (or running) entity after the event
+  std::optional<Exact> V;      // runqueue state after the event
   std::optional<int64_t> W;
   std::optional<int64_t> nr_queued;
 };

@@ -67,7 +67,6 @@ class FieldReader {
  public:
   FieldReader(const Reader& r, od::value v, std::string_view key) : r_(r), v_(v), key_(key) {}
 
-
   int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
     const std::string_view tok = trim(v_.raw_json_token());
     if (!integer_token(tok)) bad(Fault::Malformed, "expected an integer, got " + std::string(tok));
@@ -87,8 +86,9 @@ class FieldReader {
     if (type == od::json_type::string) {
       const std::string_view s = string();
       auto x = parse_exact(s);
-      if (!x) bad(Fault::Malformed, "expected an exact number \"p\" or \"p/q\", got \"" +
-                                        std::string(s) + "\"");
+      if (!x)
+        bad(Fault::Malformed,
+            "expected an exact number \"p\" or \"p/q\", got \"" + std::string(s) + "\"");
       return *x;
     }
     if (type != od::json_type::number)
@@ -317,8 +317,7 @@ Event Reader::parse_event() {
     } else if (k == "status") {
       const std::string_view s = fr.string();
       e.state.status = status_by_name(s);
-      if (!e.state.status)
-        fail(Fault::Malformed, k, "unknown status \"" + std::string(s) + "\"");
+      if (!e.state.status) fail(Fault::Malformed, k, "unknown status \"" + std::string(s) + "\"");
     } else if (k == "running") {
       e.state.running = fr.boolean();
     } else if (k == "req") {
@@ -331,7 +330,8 @@ Event Reader::parse_event() {
       e.nr_queued = fr.integer(0);
     }
   }
-  if (trim(text_).back() != '}') fail(Fault::Malformed, "", "trailing characters after the JSON object");
+  if (trim(text_).back() != '}')
+    fail(Fault::Malformed, "", "trailing characters after the JSON object");
   if (!has_ev) fail(Fault::Malformed, "ev", "missing");
   if (!has_t) fail(Fault::Malformed, "t", "missing");
   const Needs n = needs(e.kind);

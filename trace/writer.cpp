@@ -54,8 +54,10 @@ std::string header_line(const Header& h) {
 std::string event_line(const Event& e) {
   std::string s = fmt::format("{{\"t\":{},\"ev\":\"{}\"", e.t, event_name(e.kind));
   if (e.cpu != 0) field(s, "cpu", e.cpu);
-  if (e.task) field(s, "task", *e.task);
-  else if (e.kind == EventKind::Pick) field(s, "task", std::string_view("null"));
+  if (e.task)
+    field(s, "task", *e.task);
+  else if (e.kind == EventKind::Pick)
+    field(s, "task", std::string_view("null"));
   switch (e.kind) {
     case EventKind::New:
       field(s, "weight", e.weight);
