@@ -4,25 +4,14 @@
 
 #include <algorithm>
 
+#include "trace/writer.h"
+
 namespace vlag::cli {
 namespace {
 
-constexpr size_t kListed = 10;  // violations and problems listed in the human summary
+using trace::json_string;
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+constexpr size_t kListed = 10;  // violations and problems listed in the human summary
 
 std::string z3_text(const checker::Violation& v) {
   if (!v.z3_sat) return "not re-checked";

@@ -37,31 +37,27 @@ bool is_decimal_integer(std::string_view s) {
   return true;
 }
 
+template <class Key, size_t N>
+std::string_view name_in(const std::array<std::pair<Key, std::string_view>, N>& table, Key key) {
+  for (const auto& [k, name] : table)
+    if (k == key) return name;
+  return "?";
+}
+
+template <class Key, size_t N>
+std::optional<Key> key_in(const std::array<std::pair<Key, std::string_view>, N>& table,
+                          std::string_view name) {
+  for (const auto& [k, n] : table)
+    if (n == name) return k;
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::string_view event_name(EventKind kind) {
-  for (const auto& [k, name] : kEventNames)
-    if (k == kind) return name;
-  return "?";
-}
-
-std::optional<EventKind> event_kind(std::string_view name) {
-  for (const auto& [k, n] : kEventNames)
-    if (n == name) return k;
-  return std::nullopt;
-}
-
-std::string_view status_name(Status s) {
-  for (const auto& [k, name] : kStatusNames)
-    if (k == s) return name;
-  return "?";
-}
-
-std::optional<Status> status_by_name(std::string_view name) {
-  for (const auto& [k, n] : kStatusNames)
-    if (n == name) return k;
-  return std::nullopt;
-}
+std::string_view event_name(EventKind kind) { return name_in(kEventNames, kind); }
+std::optional<EventKind> event_kind(std::string_view name) { return key_in(kEventNames, name); }
+std::string_view status_name(Status s) { return name_in(kStatusNames, s); }
+std::optional<Status> status_by_name(std::string_view name) { return key_in(kStatusNames, name); }
 
 std::optional<Op> to_op(const Event& e) {
   const TaskId id = e.task.value_or(0);

@@ -127,6 +127,20 @@ class FieldReader {
   std::string_view key_;
 };
 
+// Calls visit(key, reader of its value) for each field of a line's object.
+template <class Visit>
+void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
+  for (auto f : obj) {
+    std::string_view key;
+    od::value v;
+    if (f.unescaped_key().get(key) || f.value().get(v))
+      fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
+    const std::string k(key);
+    FieldReader fr(r, v, k);
+    visit(k, fr);
+  }
+}
+
 }  // namespace
 
 const char* fault_name(Fault f) {
@@ -182,13 +196,7 @@ void Reader::parse_header() {
   int cpus = 1, hz = 250;
   std::optional<int64_t> tick, base_slice;
   bool format_ok = false, version_ok = false;
-  for (auto f : obj) {
-    std::string_view key;
-    od::value v;
-    if (f.unescaped_key().get(key) || f.value().get(v))
-      fail(Fault::Malformed, "", "unreadable header field");
-    const std::string k(key);
-    FieldReader fr(*this, v, k);
+  for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
     if (k == "format") {
       if (fr.string() != kFormatName)
         fail(Fault::Malformed, k, "not a vlag trace (expected \"vlag-trace\")");
@@ -224,7 +232,7 @@ void Reader::parse_header() {
     } else if (k == "window") {
       header_.window = fr.boolean();
     }
-  }
+  });
   if (!format_ok) fail(Fault::Malformed, "format", "missing: the first line must be the header");
   if (!version_ok) fail(Fault::Malformed, "version", "missing");
   if (preset_name.empty()) fail(Fault::Malformed, "preset", "missing");
@@ -264,13 +272,7 @@ Event Reader::parse_event() {
   bool has_t = false, has_ev = false, has_delta = false, has_weight = false, has_slice = false,
        has_preempt = false, has_to = false, has_task = false, weight_null = false;
   const int64_t ncpus = header_.params.ncpus;
-  for (auto f : obj) {
-    std::string_view key;
-    od::value v;
-    if (f.unescaped_key().get(key) || f.value().get(v))
-      fail(Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
-    const std::string k(key);
-    FieldReader fr(*this, v, k);
+  for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
     if (k == "t") {
       e.t = fr.integer(0);
       has_t = true;
@@ -329,7 +331,7 @@ Event Reader::parse_event() {
     } else if (k == "nr") {
       e.nr_queued = fr.integer(0);
     }
-  }
+  });
   if (trim(text_).back() != '}')
     fail(Fault::Malformed, "", "trailing characters after the JSON object");
   if (!has_ev) fail(Fault::Malformed, "ev", "missing");

@@ -22,16 +22,22 @@ void field(std::string& s, std::string_view name, int64_t v) {
 
 std::string_view json_bool(bool b) { return b ? "true" : "false"; }
 
+}  // namespace
+
 std::string json_string(std::string_view text) {
   std::string s = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\') s += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) s += c;
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      s += fmt::format("\\u{:04x}", static_cast<int>(c));
+    } else {
+      s += c;
+    }
   }
   return s + "\"";
 }
-
-}  // namespace
 
 std::string header_line(const Header& h) {
   const Params& p = h.params;
