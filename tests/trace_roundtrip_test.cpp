@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "op_gen.h"
+#include "trace/observer.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
 
@@ -98,6 +99,36 @@ TEST(TraceHeader, RoundTripsEveryPresetWithOverrides) {
     EXPECT_EQ(r.header().params.preset.name, p.name);
     EXPECT_EQ(r.header().params.hz, 1000);
   }
+}
+
+// Runqueues in Linux's integer arithmetic write through the same observer: u64-range vruntimes
+// come back exact.
+TEST(TraceObserver, WritesIntegerRunqueueEventsExactly) {
+  vlag::Event<int64_t> ev;
+  ev.op = Op{OpKind::Run, 0, 1000};
+  ev.now = 5000;
+  ev.entity = EntityState<int64_t>{.id = 7,
+                                   .weight = 1024,
+                                   .slice = 700000,
+                                   .vruntime = INT64_MAX,
+                                   .deadline = INT64_MIN,
+                                   .vlag = -3,
+                                   .status = Status::Queued,
+                                   .running = true,
+                                   .eligible = false};
+  ev.V = 42;
+  ev.W = 1024;
+  const Event e = trace_event(ev);
+  std::istringstream in(header_line(Header{}) + "\n" + event_line(e) + "\n");
+  Reader r(in, "int");
+  const auto back = r.next();
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->kind, EventKind::Run);
+  EXPECT_EQ(back->task, std::optional<TaskId>(7));
+  EXPECT_EQ(back->delta, 1000);
+  EXPECT_EQ(*back->state.vruntime, to_exact(INT64_MAX));
+  EXPECT_EQ(*back->state.deadline, to_exact(INT64_MIN));
+  EXPECT_EQ(*back->V, Exact(42));
 }
 
 TEST(TraceNumbers, ExactTextParsesOnlyCanonicalForms) {
