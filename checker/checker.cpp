@@ -250,8 +250,8 @@ void Checker::consume(const trace::Event& e, int64_t line) {
   const ViewEntity* named = e.task ? view_.find(*e.task) : nullptr;
   const std::optional<ViewEntity> before = named ? std::optional(*named) : std::nullopt;
   // V before the event, for the rules that relate it to the state after (exact: O(n)).
-  const bool needs_V_before = e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue ||
-                              e.kind == EventKind::Reweight;
+  const bool needs_V_before =
+      e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
   const Exact V_before = needs_V_before ? view_.V() : Exact(0);
   const int64_t W_before = view_.W();
   const std::optional<TaskId> curr_before = view_.curr;

@@ -19,8 +19,8 @@ struct Task {
   std::optional<int64_t> weight;
   int64_t slice = 0;
   bool queued = false;
-  int64_t service = 0;       // s_i, ns
-  int64_t request_end2 = 0;  // 2·D_i: the service at which the current request ends, doubled
+  mpz_class service = 0;       // s_i, ns (exact: a trace may run for up to 2^63 ns)
+  mpz_class request_end2 = 0;  // 2·D_i: the service at which the current request ends, doubled
 };
 
 std::string w(TaskId id) { return fmt::format("w_{}{}", id < 0 ? "m" : "", id < 0 ? -id : id); }
@@ -28,9 +28,10 @@ std::string w(TaskId id) { return fmt::format("w_{}{}", id < 0 ? "m" : "", id < 
 // eligible(i) ⇔ Σ_j (w_j·s_i − w_i·s_j) ≤ 0 over the queued j.
 std::string eligible(TaskId i, const std::map<TaskId, Task>& tasks) {
   std::string sum = "(+ 0";
-  const int64_t si = tasks.at(i).service;
+  const std::string si = tasks.at(i).service.get_str();
   for (const auto& [j, t] : tasks)
-    if (t.queued) sum += fmt::format(" (- (* {} {}) (* {} {}))", si, w(j), t.service, w(i));
+    if (t.queued)
+      sum += fmt::format(" (- (* {} {}) (* {} {}))", si, w(j), t.service.get_str(), w(i));
   return sum + ")";
 }
 
@@ -66,7 +67,7 @@ class Builder {
         Task& t = it->second;
         t.queued = true;
         const bool half = params_.preset.has(Feature::PLACE_DEADLINE_INITIAL);
-        t.request_end2 = half ? t.slice : 2 * t.slice;
+        t.request_end2 = half ? t.slice : 2 * t.slice;  // slices are at most 10^8
         return;
       }
       case EventKind::Pick:
@@ -126,8 +127,9 @@ class Builder {
     const bool exempt = repick && params_.preset.protection != Protection::None;
     for (const auto& [j, t] : tasks_) {
       if (!t.queued || j == p || exempt) continue;
-      rule += fmt::format(" (=> (<= {} 0) (<= (* {} {}) (* {} {})))", eligible(j, tasks_),
-                          tasks_.at(p).request_end2, w(j), t.request_end2, w(p));
+      rule +=
+          fmt::format(" (=> (<= {} 0) (<= (* {} {}) (* {} {})))", eligible(j, tasks_),
+                      tasks_.at(p).request_end2.get_str(), w(j), t.request_end2.get_str(), w(p));
     }
     rule += ")";
     const std::string name = fmt::format("pick_at_line_{}", line);

@@ -175,7 +175,7 @@ void ServiceLayer::on_run(int64_t delta) {
   auto it = tasks_.find(*running_);
   if (it == tasks_.end()) return;
   it->second.received += delta;
-  clock_ += Exact(static_cast<long>(delta) * kNice0Weight, static_cast<long>(runnable_weight_));
+  clock_ += ex(delta) * static_cast<long>(kNice0Weight) / ex(runnable_weight_);
   clock_.canonicalize();
 }
 

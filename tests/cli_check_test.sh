@@ -24,7 +24,7 @@ z3 ev/inv-pick-edf.jsonl.1.INV-PICK-EDF.smt2 >z3.txt
 head -1 z3.txt | grep -qx sat
 expect 1 "$vlag" check ev/inv-pick-edf.jsonl.1.INV-PICK-EDF.window.jsonl
 expect 1 "$vlag" check --json --no-z3 "$fixtures/inv-delay.jsonl"
-python3 -c 'import json,sys; d=json.load(open("out.txt")); assert d["violations"][0]["id"]=="INV-DELAY"'
+grep -qF '"violations":[{"id":"INV-DELAY"' out.txt
 printf '%s\n' '{"format":"vlag-trace","version":1,"preset":"paper-1"}' '{"t":0,"ev":"teleport"}' >bad.jsonl
 expect 2 "$vlag" check bad.jsonl
 grep -q "bad.jsonl:2: field 'ev'" err.txt

@@ -108,3 +108,24 @@ TEST(KeepGoing, SkipsEveryFaultyLineAndChecksTheRest) {
 
 }  // namespace
 }  // namespace vlag::trace
+
+namespace vlag::trace {
+namespace {
+
+// Regression: a run of 2^62 ns overflowed a 64-bit product in the service layer (undefined
+// behaviour, caught by UBSan). Any run the format allows is now exact; the shadow reference,
+// which bounds a step to 2^50 ns, stops with a note instead.
+TEST(HugeRun, IsCheckedExactly) {
+  const std::string text =
+      kHeader + "\n" + kTwoTasks +
+      "{\"t\":0,\"ev\":\"wakeup\",\"task\":1}\n"
+      "{\"t\":0,\"ev\":\"pick\",\"task\":1}\n"
+      "{\"t\":4611686018427387904,\"ev\":\"run\",\"delta\":4611686018427387904}\n"
+      "{\"t\":9223372036854775807,\"ev\":\"tick\"}\n";
+  const checker::Report r = testing::check_text(text);
+  EXPECT_EQ(r.problem_count, 0);
+  EXPECT_FALSE(r.notes.empty());
+}
+
+}  // namespace
+}  // namespace vlag::trace
