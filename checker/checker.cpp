@@ -89,13 +89,12 @@ void Checker::validate(const trace::Event& e) const {
       if (!window_ || index_ != static_cast<int64_t>(view_.entities().size()))
         fault(Fault::TraceFault, "ev",
               "entity lines belong at the start of a window (header \"window\":true)");
-      for (const char* f : {"w", "r", "v", "d", "status"})
-        if ((f == std::string("w") && !e.state.weight) ||
-            (f == std::string("r") && !e.state.slice) ||
-            (f == std::string("v") && !e.state.vruntime) ||
-            (f == std::string("d") && !e.state.deadline) ||
-            (f == std::string("status") && !e.state.status))
-          fault(Fault::Malformed, f, "missing (required by \"entity\")");
+      for (const auto& [field, present] :
+           {std::pair{"w", e.state.weight.has_value()}, std::pair{"r", e.state.slice.has_value()},
+            std::pair{"v", e.state.vruntime.has_value()},
+            std::pair{"d", e.state.deadline.has_value()},
+            std::pair{"status", e.state.status.has_value()}})
+        if (!present) fault(Fault::Malformed, field, "missing (required by \"entity\")");
       return;
     case EventKind::Migrate:
       fault(Fault::TraceFault, "to", "a migration in a one-CPU trace");
@@ -188,7 +187,7 @@ void Checker::refresh_from_shadow(ViewEntity& v) const {
   const reference::Entity& s = shadow_->entity(v.id);
   v.weight = s.weight;
   v.slice = s.slice;
-  v.vruntime = s.rel_deadline ? s.vruntime : s.vruntime;
+  v.vruntime = s.vruntime;
   v.deadline = s.deadline;
   v.vlag = s.vlag;
   v.status = s.status;
@@ -259,7 +258,10 @@ void Checker::consume(const trace::Event& e, int64_t line) {
       shadow_ ? shadow_->protect_slice() : params_.preset.protection != Protection::None;
   const std::optional<TaskId> next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
 
-  if (e.kind == EventKind::Run) service_.on_run(e.delta), now_ += e.delta;
+  if (e.kind == EventKind::Run) {
+    service_.on_run(e.delta);
+    now_ += e.delta;
+  }
   apply_shadow(e);
   update_view(e, before ? before->status : Status::Sleeping);
 
@@ -484,7 +486,6 @@ void Checker::check_pick(const trace::Event& e, bool curr_protected,
   checked("INV-PICK-ELIGIBLE");
   checked("INV-PICK-EDF");
   const Exact V = view_.V();
-  const size_t kept = report_.violations.size();
   const int64_t count = report_.violation_count;
   if (!e.task) {
     if (view_.W() != 0) {
@@ -543,7 +544,6 @@ void Checker::check_pick(const trace::Event& e, bool curr_protected,
                         spec_pick ? std::to_string(*spec_pick) : "idle"),
             std::move(w));
   }
-  (void)kept;
   report_.notes.push_back(fmt::format(
       "{}:{}: the trace's pick differs from the shadow reference's; INV-STEP stops here and "
       "later events are judged on the trace's own numbers",

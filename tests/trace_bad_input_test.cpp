@@ -129,3 +129,34 @@ TEST(HugeRun, IsCheckedExactly) {
 
 }  // namespace
 }  // namespace vlag::trace
+
+namespace vlag::trace {
+namespace {
+
+TEST(WindowInput, EntityLinesNeedTheirStateAndAWindowHeader) {
+  const std::string window_header =
+      R"({"format":"vlag-trace","version":1,"preset":"linux-6.18","window":true})";
+  try {
+    testing::check_text(
+        window_header + "\n" +
+        R"({"t":0,"ev":"entity","task":1,"w":1024,"r":700000,"d":5,"status":"queued"})" + "\n");
+    ADD_FAILURE() << "accepted an entity without v";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.fault(), Fault::Malformed);
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.field(), "v");
+  }
+  try {
+    testing::check_text(
+        kHeader + "\n" +
+        R"({"t":0,"ev":"entity","task":1,"w":1024,"r":700000,"v":0,"d":5,"status":"queued"})" +
+        "\n");
+    ADD_FAILURE() << "accepted an entity line outside a window";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.fault(), Fault::TraceFault);
+    EXPECT_EQ(e.field(), "ev");
+  }
+}
+
+}  // namespace
+}  // namespace vlag::trace
