@@ -348,7 +348,7 @@ class KernelServiceLayer::Impl {
         verdict("THM-LAG-BOUND-LINUX", t.min_lag_ns >= -static_cast<double>(r + tick), t,
                 "lag fell to " + std::to_string(t.min_lag_ns / 1e6) + " ms < -(r + TICK)");
       }
-      verdict("STARVATION", t.longest_wait_ns <= r_.options.starvation_ns, t,
+      verdict("INV-NO-STARVATION", t.longest_wait_ns <= r_.options.starvation_ns, t,
               "runnable but waiting for " +
                   std::to_string(static_cast<double>(t.longest_wait_ns) / 1e6) + " ms");
     }

@@ -1,0 +1,98 @@
+#include "checker/run.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "checker/checker.h"
+#include "checker/smt/arbiter.h"
+#include "checker/window.h"
+#include "spec/error.h"
+#include "trace/reader.h"
+
+namespace vlag::checker {
+namespace {
+
+void check_one(const Source& source, const CheckOptions& options, Report& report) {
+  auto in = source.open();
+  trace::Reader reader(*in, source.name);
+  Checker checker(reader.header(), source.name, report);
+  for (;;) {
+    try {
+      const auto e = reader.next();
+      if (!e) break;
+      checker.consume(*e, reader.line());
+    } catch (const trace::InputError& err) {
+      if (!options.keep_going) throw;
+      ++report.problem_count;
+      if (report.problems.size() < Report::kMaxKept)
+        report.problems.push_back({err.fault(), err.what()});
+    }
+  }
+  checker.finish();
+  report.events += checker.events();
+}
+
+std::string evidence_name(const Violation& v, size_t n, const char* ext) {
+  return std::filesystem::path(v.file).filename().string() + "." + std::to_string(n) + "." + v.id +
+         ext;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw Error("cannot write " + path.string());
+}
+
+}  // namespace
+
+Source file_source(const std::string& path) {
+  return {path, [path]() -> std::unique_ptr<std::istream> {
+            auto in = std::make_unique<std::ifstream>(path);
+            if (!*in) throw Error("cannot open trace " + path);
+            return in;
+          }};
+}
+
+Source text_source(std::string name, std::string text) {
+  return {std::move(name), [text]() -> std::unique_ptr<std::istream> {
+            return std::make_unique<std::istringstream>(text);
+          }};
+}
+
+Report check(const std::vector<Source>& sources, const CheckOptions& options) {
+  Report report;
+  for (const auto& s : sources) {
+    report.files.push_back(s.name);
+    const size_t first = report.violations.size();
+    check_one(s, options, report);
+    if (!options.evidence_dir.empty() && first < report.violations.size())
+      std::filesystem::create_directories(options.evidence_dir);
+    for (size_t i = first; i < report.violations.size() && i < options.max_evidence; ++i) {
+      Violation& v = report.violations[i];
+      if (options.arbiter) {
+        const smt::Verdict verdict = smt::arbitrate(v.witness);
+        v.z3_sat = verdict.sat;
+        if (!verdict.error.empty()) v.window_note = verdict.error;
+      }
+      if (options.evidence_dir.empty()) continue;
+      const std::filesystem::path dir(options.evidence_dir);
+      const auto smt_path = dir / evidence_name(v, i + 1, ".smt2");
+      write_file(smt_path, smt_script(v.witness,
+                                      v.id + " at " + v.file + ":" + std::to_string(v.line), true));
+      v.smt_file = smt_path.string();
+      std::string why;
+      if (auto w = minimal_window(s, v, why)) {
+        const auto window_path = dir / evidence_name(v, i + 1, ".window.jsonl");
+        write_file(window_path, w->text);
+        v.window_file = window_path.string();
+        v.window_note = std::to_string(w->events) + " event(s) after the state at its start";
+      } else {
+        v.window_note = why;
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace vlag::checker

@@ -1,0 +1,212 @@
+#include "checker/service.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "spec/weights.h"
+
+namespace vlag::checker {
+namespace {
+
+Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
+
+}  // namespace
+
+ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string file)
+    : params_(params),
+      report_(report),
+      file_(std::move(file)),
+      paper_(params.preset.rejoin_strategy != 0) {
+  report_.stats["THM-LAG-BOUND"].verdict = paper_;
+  report_.stats["THM-WAKEUP-LATENCY"].verdict = paper_;
+  report_.stats["FIG-STARVATION"].verdict = false;
+}
+
+void ServiceLayer::on_new(TaskId id, int64_t weight, int64_t slice) {
+  Task& t = tasks_[id];
+  t = Task{};
+  t.weight = weight;
+  t.slice = slice != 0 ? slice : params_.base_slice_ns();
+}
+
+Exact ServiceLayer::lag(const Task& t) const {
+  Exact l = (clock_ - t.joined_at) * static_cast<long>(t.weight) / static_cast<long>(kNice0Weight) -
+            ex(t.received);
+  l.canonicalize();
+  return l;
+}
+
+void ServiceLayer::figure(const std::string& id, double ratio, const std::string& text,
+                          bool verdict) {
+  InvariantStats& s = report_.stats[id];
+  ++s.checked;
+  s.verdict = verdict;
+  if (ratio > s.worst_ratio || s.worst.empty()) {
+    s.worst_ratio = ratio;
+    s.worst = text;
+  }
+}
+
+// THM-LAG-BOUND: −r_k < lag_k < max(r_k, q) at a decision point, in a steady system.
+void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line) {
+  const int64_t tick = params_.tick_ns();
+  const Exact l = lag(t);
+  const int64_t bound = upper ? std::max(t.slice, tick) : t.slice;
+  const double ratio = std::fabs(l.get_d()) / static_cast<double>(bound);
+  const bool ok = upper ? l < ex(bound) : l > -ex(bound);
+  const bool verdict = paper_ && steady_;
+  figure("THM-LAG-BOUND", ratio,
+         fmt::format("task {} lag {:.0f} ns when {} (bound {}{} ns)", id, l.get_d(),
+                     upper ? "picked" : "preempted", upper ? "< " : "> -", bound),
+         paper_);
+  if (ok || !verdict) return;
+  Violation v;
+  v.id = "THM-LAG-BOUND";
+  v.file = file_;
+  v.line = line;
+  v.detail = fmt::format(
+      "task {} lag {} ns outside (-{}, {}) ns (fluid service since joining "
+      "minus {} ns received)",
+      id, l.get_str(), t.slice, std::max(t.slice, tick), t.received);
+  Witness& w = v.witness;
+  w.statement = "THM-LAG-BOUND: -r_k < lag_k < max(r_k, q), lag_k = w_k*(V - V_join)/1024 - s_k";
+  w.add("w_k", Sort::Int, ex(t.weight));
+  w.add("r_k", Sort::Int, ex(t.slice));
+  w.add("q", Sort::Int, ex(tick));
+  w.add("V", Sort::Real, clock_);
+  w.add("V_join", Sort::Real, t.joined_at);
+  w.add("s_k", Sort::Int, ex(t.received));
+  w.add("lag_k", Sort::Real, l);
+  w.definitions.push_back("(= lag_k (- (/ (* w_k (- V V_join)) 1024.0) s_k))");
+  w.claim = "(not (and (< (- r_k) lag_k) (< lag_k (ite (> r_k q) r_k q))))";
+  record(report_, std::move(v));
+}
+
+void ServiceLayer::leave(Task& t) {
+  if (lag(t) != 0) steady_ = false;
+  t.runnable = false;
+  runnable_weight_ -= t.weight;
+}
+
+void ServiceLayer::on_wakeup(TaskId id, int64_t now, bool steady, int64_t) {
+  auto it = tasks_.find(id);
+  if (it == tasks_.end() || it->second.runnable) return;
+  Task& t = it->second;
+  if (!steady) steady_ = false;
+  t.runnable = true;
+  t.joined_at = clock_;
+  t.received = 0;
+  t.waiting_since = now;
+  t.woke_at = now;
+  runnable_weight_ += t.weight;
+  t.woke_W = runnable_weight_;
+  t.woke_steady = steady_;
+}
+
+void ServiceLayer::stop_running(int64_t now, int64_t line) {
+  if (!running_) return;
+  auto it = tasks_.find(*running_);
+  running_.reset();
+  if (it == tasks_.end() || !it->second.runnable) return;
+  check_lag(it->first, it->second, false, line);
+  it->second.waiting_since = now;
+}
+
+void ServiceLayer::on_sleep(TaskId id, int64_t now, int64_t line) {
+  if (running_ == id) stop_running(now, line);
+  auto it = tasks_.find(id);
+  if (it == tasks_.end() || !it->second.runnable) return;
+  leave(it->second);
+}
+
+void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) {
+  if (running_ == id) return;
+  stop_running(now, line);
+  if (!id) return;
+  auto it = tasks_.find(*id);
+  if (it == tasks_.end() || !it->second.runnable) return;
+  Task& t = it->second;
+  running_ = id;
+  check_lag(*id, t, true, line);
+  if (t.waiting_since >= 0) {
+    const int64_t waited = now - t.waiting_since;
+    figure("FIG-STARVATION", static_cast<double>(waited) / 1e6,
+           fmt::format("task {} waited {:.3f} ms runnable without running", *id,
+                       static_cast<double>(waited) / 1e6),
+           false);
+  }
+  if (t.woke_at >= 0) {
+    // THM-WAKEUP-LATENCY: first run by t0 + r_k·(W − w_k)/w_k + q (q = TICK for Linux presets,
+    // where the protected remainder of curr is not visible in a service-only trace).
+    const int64_t latency = now - t.woke_at;
+    const double bound = static_cast<double>(t.slice) * static_cast<double>(t.woke_W - t.weight) /
+                             static_cast<double>(t.weight) +
+                         static_cast<double>(params_.tick_ns());
+    const bool verdict = paper_ && t.woke_steady && steady_ && t.woke_W == runnable_weight_;
+    figure("THM-WAKEUP-LATENCY", static_cast<double>(latency) / bound,
+           fmt::format("task {} first ran {:.3f} ms after waking, formula {:.3f} ms", *id,
+                       static_cast<double>(latency) / 1e6, bound / 1e6),
+           paper_);
+    if (verdict && static_cast<double>(latency) > bound) {
+      Violation v;
+      v.id = "THM-WAKEUP-LATENCY";
+      v.file = file_;
+      v.line = line;
+      v.detail =
+          fmt::format("task {} waited {} ns > r(W-w)/w + q = {:.0f} ns", *id, latency, bound);
+      Witness& w = v.witness;
+      w.statement = "THM-WAKEUP-LATENCY: latency <= r_k*(W - w_k)/w_k + q";
+      w.add("latency", Sort::Int, ex(latency));
+      w.add("r_k", Sort::Int, ex(t.slice));
+      w.add("w_k", Sort::Int, ex(t.weight));
+      w.add("W", Sort::Int, ex(t.woke_W));
+      w.add("q", Sort::Int, ex(params_.tick_ns()));
+      w.claim = "(> (to_real latency) (+ (/ (* r_k (- W w_k)) (to_real w_k)) q))";
+      record(report_, std::move(v));
+    }
+    t.woke_at = -1;
+  }
+  t.waiting_since = -1;
+}
+
+void ServiceLayer::on_run(int64_t delta) {
+  if (!running_ || delta == 0 || runnable_weight_ == 0) return;
+  auto it = tasks_.find(*running_);
+  if (it == tasks_.end()) return;
+  it->second.received += delta;
+  clock_ += ex(delta) * static_cast<long>(kNice0Weight) / ex(runnable_weight_);
+  clock_.canonicalize();
+}
+
+void ServiceLayer::on_reweight(TaskId id, int64_t weight) {
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) return;
+  Task& t = it->second;
+  if (t.runnable) {
+    // The fluid share changes from here on; the lag carries over (SPEC.md §4.8, rescale):
+    // move the interval's start so that w'·(V − V_join')/N − s equals the lag before.
+    const Exact l = lag(t);
+    runnable_weight_ += weight - t.weight;
+    t.joined_at =
+        clock_ - (l + ex(t.received)) * static_cast<long>(kNice0Weight) / static_cast<long>(weight);
+    t.joined_at.canonicalize();
+  }
+  t.weight = weight;
+}
+
+void ServiceLayer::on_slice(TaskId id, int64_t slice) {
+  auto it = tasks_.find(id);
+  if (it != tasks_.end()) it->second.slice = slice != 0 ? slice : params_.base_slice_ns();
+}
+
+void ServiceLayer::finish() {
+  if (!steady_ && paper_)
+    report_.notes.push_back(
+        "THM-LAG-BOUND and THM-WAKEUP-LATENCY: the system was not steady (a join or leave at "
+        "non-zero lag), so they are reported as figures after that point");
+  report_.notes.push_back(
+      "THM-PAIR-FAIR is not checked separately: it follows from THM-LAG-BOUND for each client");
+}
+
+}  // namespace vlag::checker

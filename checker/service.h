@@ -1,0 +1,64 @@
+// Layer 1 (black box): needs only who ran when, the weights and the runnable intervals. Keeps a
+// fluid (GPS) clock over the runnable tasks — it advances by δ·N/W while some task runs, as the
+// TR's V(t) does (SPEC.md §3) — and from it each task's lag: the service the fluid system gave
+// it since it became runnable minus the service it received. O(1) per event: a waiting task's
+// lag peaks just before it is picked, a running task's is lowest when it stops, so both bounds
+// are evaluated exactly at those instants.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "checker/report.h"
+#include "trace/event.h"
+
+namespace vlag::checker {
+
+class ServiceLayer {
+ public:
+  ServiceLayer(const Params& params, Report& report, std::string file);
+
+  void on_new(TaskId id, int64_t weight, int64_t slice);
+  void on_exit(TaskId id) { tasks_.erase(id); }
+  /// steady: the task joins at zero lag (SPEC.md §6 "steady system"); unknown counts as not.
+  void on_wakeup(TaskId id, int64_t now, bool steady, int64_t line);
+  void on_sleep(TaskId id, int64_t now, int64_t line);
+  void on_pick(std::optional<TaskId> id, int64_t now, int64_t line);
+  void on_run(int64_t delta);
+  void on_reweight(TaskId id, int64_t weight);
+  void on_slice(TaskId id, int64_t slice);
+  void finish();
+
+ private:
+  struct Task {
+    int64_t weight = 0;
+    int64_t slice = 0;
+    bool runnable = false;
+    Exact joined_at;       // fluid clock at the start of the runnable interval
+    int64_t received = 0;  // ns of service in the runnable interval
+    int64_t waiting_since = -1;
+    int64_t woke_at = -1;  // the wakeup whose first run is pending
+    int64_t woke_W = 0;    // runnable weight right after that wakeup
+    bool woke_steady = false;
+  };
+
+  Exact lag(const Task& t) const;  // ns
+  void check_lag(TaskId id, const Task& t, bool upper, int64_t line);
+  void stop_running(int64_t now, int64_t line);
+  void leave(Task& t);
+  void figure(const std::string& id, double ratio, const std::string& text, bool verdict);
+
+  Params params_;
+  Report& report_;
+  std::string file_;
+  std::map<TaskId, Task> tasks_;
+  Exact clock_;  // fluid virtual time
+  int64_t runnable_weight_ = 0;
+  std::optional<TaskId> running_;
+  bool steady_ = true;  // every join and leave so far at zero lag
+  bool paper_;          // THM-LAG-BOUND and THM-WAKEUP-LATENCY are promised (SPEC.md §6)
+};
+
+}  // namespace vlag::checker

@@ -1,0 +1,89 @@
+// `vlag check TRACE...`: the three layers of checker/ over spec/TRACE.md traces.
+#include <fmt/format.h>
+
+#include "checker/infer.h"
+#include "checker/run.h"
+#include "cli/check_report.h"
+#include "cli/commands.h"
+
+namespace vlag::cli {
+namespace {
+
+struct CheckCommandOptions {
+  std::vector<std::string> files;
+  bool json = false;
+  bool keep_going = false;
+  bool no_z3 = false;
+  bool infer = false;
+  std::string evidence_dir = "vlag-evidence";
+  size_t max_evidence = 5;
+};
+
+// --infer: one Z3 query per trace (checker/infer.h).
+int run_infer(const CheckCommandOptions& o) {
+  int code = 0;
+  for (const auto& f : o.files) {
+    const checker::Inference r = checker::infer_weights(checker::file_source(f), o.evidence_dir);
+    if (r.consistent) {
+      std::string weights;
+      for (const auto& [id, w] : r.weights) weights += fmt::format(" {}:{}", id, w);
+      fmt::print(
+          "{}: consistent: these weights make all {} picks EEVDF decisions (task:weight){}\n", f,
+          r.picks, weights);
+    } else {
+      std::string lines;
+      for (int64_t l : r.core_lines) lines += fmt::format(" {}", l);
+      fmt::print(
+          "{}: inconsistent: no weights make all {} picks EEVDF decisions; unsat core, "
+          "picks at lines{}\n",
+          f, r.picks, lines);
+      code = 1;
+    }
+    fmt::print("  query: {}\n", r.smt_file);
+  }
+  return code;
+}
+
+int run_check(const CheckCommandOptions& o) {
+  if (o.infer) return run_infer(o);
+  checker::CheckOptions options;
+  options.keep_going = o.keep_going;
+  options.evidence_dir = o.evidence_dir;
+  options.max_evidence = o.max_evidence;
+  options.arbiter = !o.no_z3;
+  std::vector<checker::Source> sources;
+  for (const auto& f : o.files) sources.push_back(checker::file_source(f));
+  const checker::Report report = checker::check(sources, options);
+  if (o.json)
+    print_json(report);
+  else
+    print_summary(report);
+  return exit_code(report);
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<CheckCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Check traces (spec/TRACE.md) against SPEC.md's invariants: exit 0 all hold, 1 a "
+      "violation, 2 bad input");
+  cmd->add_option("traces", opts->files, "Trace files (JSON Lines)")->required();
+  cmd->add_flag("--json", opts->json, "Print the report as JSON");
+  cmd->add_flag("--keep-going", opts->keep_going,
+                "Count and skip faulty lines instead of stopping at the first");
+  cmd->add_option("--evidence", opts->evidence_dir,
+                  "Directory for the SMT-LIB2 file and the replayable window of each violation")
+      ->capture_default_str();
+  cmd->add_option("--max-evidence", opts->max_evidence,
+                  "Violations that get Z3 re-checking, an SMT-LIB2 file and a window")
+      ->capture_default_str();
+  cmd->add_flag("--no-z3", opts->no_z3, "Do not re-check violations with Z3");
+  cmd->add_flag("--infer", opts->infer,
+                "Ask Z3 for weights (\"weight\":null in new events) that make every pick an "
+                "EEVDF decision; name an unsat core of picks when there are none");
+  cmd->callback([opts, &exit_code] { exit_code = run_check(*opts); });
+}
+
+}  // namespace vlag::cli

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `vlag check` and `vlag demo` from the outside: exit codes 0 / 1 / 2, JSON that parses, and
+# evidence files that `z3` confirms. Usage: cli_check_test.sh VLAG FIXTURES_DIR
+set -euo pipefail
+vlag=$1 fixtures=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+expect() {  # expect CODE COMMAND...
+  local want=$1; shift
+  set +e; "$@" >out.txt 2>err.txt; local got=$?; set -e
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt; exit 1
+  fi
+}
+
+expect 0 "$vlag" demo --seconds 0.05 --trace demo.jsonl
+grep -q "all checked invariants hold" out.txt
+expect 0 "$vlag" check demo.jsonl
+expect 1 "$vlag" check --evidence ev "$fixtures/inv-pick-edf.jsonl"
+grep -q "INV-PICK-EDF" out.txt
+z3 ev/inv-pick-edf.jsonl.1.INV-PICK-EDF.smt2 >z3.txt
+head -1 z3.txt | grep -qx sat
+expect 1 "$vlag" check ev/inv-pick-edf.jsonl.1.INV-PICK-EDF.window.jsonl
+expect 1 "$vlag" check --json --no-z3 "$fixtures/inv-delay.jsonl"
+grep -qF '"violations":[{"id":"INV-DELAY"' out.txt
+printf '%s\n' '{"format":"vlag-trace","version":1,"preset":"paper-1"}' '{"t":0,"ev":"teleport"}' >bad.jsonl
+expect 2 "$vlag" check bad.jsonl
+grep -q "bad.jsonl:2: field 'ev'" err.txt
+expect 2 "$vlag" check --keep-going bad.jsonl
+expect 2 "$vlag" check no-such-file.jsonl
+expect 1 "$vlag" check --infer "$fixtures/infer-inconsistent.jsonl"
+grep -q "picks at lines 6 10" out.txt
+expect 0 "$vlag" check --infer "$fixtures/infer-consistent.jsonl"
+echo "cli_check_test: ok"

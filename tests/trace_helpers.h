@@ -1,0 +1,74 @@
+// Shared by the trace and checker tests: run the reference (or the demo driver) with a trace
+// observer and check the resulting text.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checker/run.h"
+#include "reference/runqueue.h"
+#include "sim/uniprocessor.h"
+#include "spec/error.h"
+#include "trace/observer.h"
+
+namespace vlag::testing {
+
+inline trace::Header header_for(const Params& params) {
+  trace::Header h;
+  h.producer = "vlag tests";
+  h.params = params;
+  return h;
+}
+
+/// The trace of the ops the reference accepts (rejected ones leave no event, as in a real run).
+inline std::string reference_trace(const Params& params,
+                                   const std::vector<std::pair<int64_t, int64_t>>& tasks,
+                                   const std::vector<Op>& ops) {
+  std::ostringstream out;
+  trace::TraceObserver<reference::Num> tracer(out, header_for(params));
+  reference::Runqueue rq(params);
+  rq.set_observer(&tracer);
+  for (size_t i = 0; i < tasks.size(); ++i)
+    rq.apply({OpKind::Create, static_cast<TaskId>(i + 1), tasks[i].first, tasks[i].second});
+  for (const Op& op : ops) {
+    try {
+      rq.apply(op);
+    } catch (const Error&) {
+    }
+  }
+  return out.str();
+}
+
+inline std::string demo_trace(const std::string& preset, int64_t duration_ns,
+                              const std::vector<sim::TaskSpec>& tasks = sim::demo_workload()) {
+  const Params params = make_params(preset_by_name(preset));
+  std::ostringstream out;
+  trace::TraceObserver<reference::Num> tracer(out, header_for(params));
+  sim::run_uniprocessor(params, tasks, duration_ns, false, &tracer);
+  return out.str();
+}
+
+inline checker::Report check_text(const std::string& text, bool keep_going = false,
+                                  std::string evidence_dir = "") {
+  checker::CheckOptions o;
+  o.keep_going = keep_going;
+  o.evidence_dir = std::move(evidence_dir);
+  o.arbiter = !o.evidence_dir.empty();
+  return checker::check({checker::text_source("t.jsonl", text)}, o);
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+inline std::string join_lines(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+}  // namespace vlag::testing

@@ -1,0 +1,97 @@
+// A runqueue observer (spec/observer.h) that writes every event it sees as a trace line. The
+// same template serves the reference (exact rationals) and runqueues in Linux's integer
+// arithmetic: both convert exactly to the trace's numbers.
+#pragma once
+
+#include <gmpxx.h>
+
+#include <cstdint>
+
+#include "spec/observer.h"
+#include "trace/writer.h"
+
+namespace vlag::trace {
+
+inline Exact to_exact(const mpq_class& x) { return x; }
+inline Exact to_exact(int64_t x) { return Exact(mpz_class(std::to_string(x))); }
+
+/// The trace event for one runqueue event, with every state field the runqueue reported.
+template <class Num>
+Event trace_event(const vlag::Event<Num>& ev) {
+  Event e;
+  e.t = ev.now;
+  const Op& op = ev.op;
+  if (op.kind != OpKind::Pick && op.kind != OpKind::Run && op.kind != OpKind::Tick &&
+      op.kind != OpKind::Yield)
+    e.task = op.id;
+  switch (op.kind) {
+    case OpKind::Create:
+      e.kind = EventKind::New;
+      e.weight = op.a;
+      e.slice = op.b;
+      break;
+    case OpKind::Exit:
+      e.kind = EventKind::Exit;
+      break;
+    case OpKind::Enqueue:
+      e.kind = EventKind::Wakeup;
+      break;
+    case OpKind::Dequeue:
+      e.kind = (op.flags & kDequeueSleep) ? EventKind::Sleep : EventKind::Dequeue;
+      break;
+    case OpKind::Pick:
+      e.kind = EventKind::Pick;
+      e.task = ev.picked;
+      break;
+    case OpKind::Run:
+      e.kind = EventKind::Run;
+      e.delta = op.a;
+      break;
+    case OpKind::Tick:
+      e.kind = EventKind::Tick;
+      break;
+    case OpKind::Reweight:
+      e.kind = EventKind::Reweight;
+      e.weight = op.a;
+      break;
+    case OpKind::SetSlice:
+      e.kind = EventKind::Slice;
+      e.slice = op.a;
+      break;
+    case OpKind::Yield:
+      e.kind = EventKind::Yield;
+      break;
+    case OpKind::WakeupPreempt:
+      e.kind = EventKind::Preempt;
+      e.preempt = ev.preempt;
+      break;
+  }
+  if (ev.entity) {
+    const EntityState<Num>& s = *ev.entity;
+    if (!e.task) e.task = s.id;  // run/tick/yield: the running task
+    e.state.weight = s.weight;
+    e.state.slice = s.slice;
+    e.state.vruntime = to_exact(s.vruntime);
+    e.state.deadline = to_exact(s.deadline);
+    e.state.vlag = to_exact(s.vlag);
+    e.state.eligible = s.eligible;
+    e.state.status = s.status;
+    e.state.running = s.running;
+  }
+  e.V = to_exact(ev.V);
+  e.W = ev.W;
+  e.nr_queued = ev.nr_queued;
+  return e;
+}
+
+template <class Num>
+class TraceObserver : public Observer<Num> {
+ public:
+  TraceObserver(std::ostream& out, const Header& header) : writer_(out) { writer_.header(header); }
+  void on_event(const vlag::Event<Num>& ev) override { writer_.event(trace_event(ev)); }
+
+ private:
+  Writer writer_;
+};
+
+}  // namespace vlag::trace

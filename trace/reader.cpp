@@ -1,0 +1,362 @@
+#include "trace/reader.h"
+
+#include <charconv>
+
+#include "spec/weights.h"
+
+namespace vlag::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// Which fields each event needs (spec/TRACE.md §3).
+struct Needs {
+  bool task = false, delta = false, weight = false, slice = false, preempt = false, to = false;
+};
+
+Needs needs(EventKind k) {
+  switch (k) {
+    case EventKind::New:
+      return {.task = true, .weight = true, .slice = true};
+    case EventKind::Exit:
+    case EventKind::Wakeup:
+    case EventKind::Sleep:
+    case EventKind::Dequeue:
+    case EventKind::Entity:
+      return {.task = true};
+    case EventKind::Run:
+      return {.delta = true};
+    case EventKind::Reweight:
+      return {.task = true, .weight = true};
+    case EventKind::Slice:
+      return {.task = true, .slice = true};
+    case EventKind::Preempt:
+      return {.task = true, .preempt = true};
+    case EventKind::Migrate:
+      return {.task = true, .to = true};
+    case EventKind::Pick:
+    case EventKind::Tick:
+    case EventKind::Yield:
+      return {};
+  }
+  return {};
+}
+
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  return s;
+}
+
+bool integer_token(std::string_view s) {
+  if (!s.empty() && s.front() == '-') s.remove_prefix(1);
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+[[noreturn]] void fail_at(const Reader& r, Fault f, std::string field, std::string what) {
+  throw InputError(f, r.name(), r.line(), std::move(field), std::move(what));
+}
+
+// One JSON value of the current line, read with the checks its field needs.
+class FieldReader {
+ public:
+  FieldReader(const Reader& r, od::value v, std::string_view key) : r_(r), v_(v), key_(key) {}
+
+  int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
+    const std::string_view tok = trim(v_.raw_json_token());
+    if (!integer_token(tok)) bad(Fault::Malformed, "expected an integer, got " + std::string(tok));
+    int64_t x = 0;
+    const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), x);
+    if (ec != std::errc() || end != tok.data() + tok.size())
+      bad(Fault::Range, "number " + std::string(tok) + " does not fit in 64 bits");
+    if (x < lo || x > hi)
+      bad(Fault::Range, "number " + std::to_string(x) + " outside [" + std::to_string(lo) + ", " +
+                            std::to_string(hi) + "]");
+    return x;
+  }
+
+  Exact exact() {
+    od::json_type type;
+    if (v_.type().get(type)) bad(Fault::Malformed, "unreadable value");
+    if (type == od::json_type::string) {
+      const std::string_view s = string();
+      auto x = parse_exact(s);
+      if (!x)
+        bad(Fault::Malformed,
+            "expected an exact number \"p\" or \"p/q\", got \"" + std::string(s) + "\"");
+      return *x;
+    }
+    if (type != od::json_type::number)
+      bad(Fault::Malformed, "expected an integer or a \"p/q\" string");
+    const std::string_view tok = trim(v_.raw_json_token());
+    auto x = parse_exact(tok);
+    if (!x) bad(Fault::Malformed, "expected an exact number, got " + std::string(trim(tok)));
+    return *x;
+  }
+
+  std::string_view string() {
+    std::string_view s;
+    if (v_.get_string().get(s)) bad(Fault::Malformed, "expected a string");
+    return s;
+  }
+
+  bool boolean() {
+    bool b = false;
+    if (v_.get_bool().get(b)) bad(Fault::Malformed, "expected true or false");
+    return b;
+  }
+
+  bool is_null() {
+    bool null = false;
+    if (v_.is_null().get(null)) bad(Fault::Malformed, "unreadable value");
+    return null;
+  }
+
+  od::value& raw() { return v_; }
+
+  [[noreturn]] void bad(Fault f, std::string what) { fail_at(r_, f, std::string(key_), what); }
+
+ private:
+  const Reader& r_;
+  od::value v_;
+  std::string_view key_;
+};
+
+// Calls visit(key, reader of its value) for each field of a line's object.
+template <class Visit>
+void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
+  for (auto f : obj) {
+    std::string_view key;
+    od::value v;
+    if (f.unescaped_key().get(key) || f.value().get(v))
+      fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
+    const std::string k(key);
+    FieldReader fr(r, v, k);
+    visit(k, fr);
+  }
+}
+
+}  // namespace
+
+const char* fault_name(Fault f) {
+  switch (f) {
+    case Fault::Malformed:
+      return "malformed";
+    case Fault::UnknownEvent:
+      return "unknown-event";
+    case Fault::Range:
+      return "range";
+    case Fault::TimeBackwards:
+      return "time-backwards";
+    case Fault::NotRunnable:
+      return "not-runnable";
+    case Fault::TraceFault:
+      return "trace-fault";
+  }
+  return "?";
+}
+
+Reader::Reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
+  if (!read_line()) fail(Fault::Malformed, "", "empty trace: the header line is missing");
+  parse_header();
+}
+
+void Reader::fail(Fault f, std::string field, std::string what) const {
+  fail_at(*this, f, std::move(field), std::move(what));
+}
+
+bool Reader::read_line() {
+  do {
+    if (!std::getline(in_, text_)) return false;
+    ++line_;
+  } while (trim(text_).empty());
+  padded_.assign(text_);
+  padded_.resize(text_.size() + simdjson::SIMDJSON_PADDING, ' ');
+  return true;
+}
+
+std::optional<Event> Reader::next() {
+  if (!read_line()) return std::nullopt;
+  return parse_event();
+}
+
+void Reader::parse_header() {
+  od::document doc;
+  od::object obj;
+  if (parser_.iterate(padded_.data(), text_.size(), padded_.size()).get(doc) ||
+      doc.get_object().get(obj))
+    fail(Fault::Malformed, "", "the header is not a JSON object");
+  std::string preset_name;
+  std::optional<std::vector<std::string>> features;
+  int cpus = 1, hz = 250;
+  std::optional<int64_t> tick, base_slice;
+  bool format_ok = false, version_ok = false;
+  for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
+    if (k == "format") {
+      if (fr.string() != kFormatName)
+        fail(Fault::Malformed, k, "not a vlag trace (expected \"vlag-trace\")");
+      format_ok = true;
+    } else if (k == "version") {
+      const int64_t ver = fr.integer();
+      if (ver != kFormatVersion)
+        fail(Fault::Malformed, k, "unsupported version " + std::to_string(ver) + " (this is 1)");
+      version_ok = true;
+    } else if (k == "clock") {
+      if (fr.string() != "ns") fail(Fault::Malformed, k, "the clock unit must be \"ns\"");
+    } else if (k == "producer") {
+      header_.producer = fr.string();
+    } else if (k == "preset") {
+      preset_name = fr.string();
+    } else if (k == "features") {
+      od::array arr;
+      if (fr.raw().get_array().get(arr)) fail(Fault::Malformed, k, "expected an array of names");
+      features.emplace();
+      for (auto item : arr) {
+        std::string_view s;
+        if (item.get_string().get(s)) fail(Fault::Malformed, k, "expected feature names");
+        features->emplace_back(s);
+      }
+    } else if (k == "cpus") {
+      cpus = static_cast<int>(fr.integer(1, 4096));
+    } else if (k == "hz") {
+      hz = static_cast<int>(fr.integer(100, 1000));
+    } else if (k == "tick_ns") {
+      tick = fr.integer();
+    } else if (k == "base_slice_ns") {
+      base_slice = fr.integer();
+    } else if (k == "window") {
+      header_.window = fr.boolean();
+    }
+  });
+  if (!format_ok) fail(Fault::Malformed, "format", "missing: the first line must be the header");
+  if (!version_ok) fail(Fault::Malformed, "version", "missing");
+  if (preset_name.empty()) fail(Fault::Malformed, "preset", "missing");
+  Preset preset;
+  try {
+    preset = preset_by_name(preset_name);
+  } catch (const Error& e) {
+    fail(Fault::Malformed, "preset", e.what());
+  }
+  if (features) {
+    for (size_t i = 0; i < kFeatureCount; ++i) preset.set(static_cast<Feature>(i), false);
+    for (const auto& name : *features) {
+      try {
+        apply_feature_overrides(preset, name);
+      } catch (const Error& e) {
+        fail(Fault::Malformed, "features", e.what());
+      }
+    }
+  }
+  header_.params = make_params(preset, hz, cpus);
+  if (tick && *tick != header_.params.tick_ns())
+    fail(Fault::Malformed, "tick_ns",
+         std::to_string(*tick) + " disagrees with hz " + std::to_string(hz));
+  if (base_slice && *base_slice != header_.params.base_slice_ns())
+    fail(Fault::Malformed, "base_slice_ns",
+         std::to_string(*base_slice) + " is not the preset's base slice " +
+             std::to_string(header_.params.base_slice_ns()));
+}
+
+Event Reader::parse_event() {
+  od::document doc;
+  od::object obj;
+  if (parser_.iterate(padded_.data(), text_.size(), padded_.size()).get(doc) ||
+      doc.get_object().get(obj))
+    fail(Fault::Malformed, "", "not a JSON object");
+  Event e;
+  bool has_t = false, has_ev = false, has_delta = false, has_weight = false, has_slice = false,
+       has_preempt = false, has_to = false, has_task = false, weight_null = false;
+  const int64_t ncpus = header_.params.ncpus;
+  for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
+    if (k == "t") {
+      e.t = fr.integer(0);
+      has_t = true;
+    } else if (k == "ev") {
+      const std::string_view name = fr.string();
+      const auto kind = event_kind(name);
+      if (!kind) fail(Fault::UnknownEvent, k, "unknown event \"" + std::string(name) + "\"");
+      e.kind = *kind;
+      has_ev = true;
+    } else if (k == "cpu") {
+      e.cpu = static_cast<int>(fr.integer(0, ncpus - 1));
+    } else if (k == "task") {
+      if (!fr.is_null()) e.task = fr.integer();
+      has_task = true;
+    } else if (k == "delta") {
+      e.delta = fr.integer(0);
+      has_delta = true;
+    } else if (k == "weight") {
+      // null: unknown, for parameter inference (`vlag check --infer`, spec/TRACE.md §6)
+      weight_null = fr.is_null();
+      e.weight = weight_null ? 0 : fr.integer(kMinWeight, kMaxWeight);
+      has_weight = true;
+    } else if (k == "slice") {
+      e.slice = fr.integer(0, kMaxCustomSliceNs);
+      has_slice = true;
+    } else if (k == "preempt") {
+      e.preempt = fr.boolean();
+      has_preempt = true;
+    } else if (k == "to") {
+      e.to_cpu = static_cast<int>(fr.integer(0, ncpus - 1));
+      has_to = true;
+    } else if (k == "w") {
+      e.state.weight = fr.integer(kMinWeight, kMaxWeight);
+    } else if (k == "r") {
+      e.state.slice = fr.integer(0, kMaxCustomSliceNs);
+    } else if (k == "v") {
+      e.state.vruntime = fr.exact();
+    } else if (k == "d") {
+      e.state.deadline = fr.exact();
+    } else if (k == "vlag") {
+      e.state.vlag = fr.exact();
+    } else if (k == "elig") {
+      e.state.eligible = fr.boolean();
+    } else if (k == "status") {
+      const std::string_view s = fr.string();
+      e.state.status = status_by_name(s);
+      if (!e.state.status) fail(Fault::Malformed, k, "unknown status \"" + std::string(s) + "\"");
+    } else if (k == "running") {
+      e.state.running = fr.boolean();
+    } else if (k == "req") {
+      e.state.request = fr.exact();
+    } else if (k == "V") {
+      e.V = fr.exact();
+    } else if (k == "W") {
+      e.W = fr.integer(0);
+    } else if (k == "nr") {
+      e.nr_queued = fr.integer(0);
+    }
+  });
+  if (trim(text_).back() != '}')
+    fail(Fault::Malformed, "", "trailing characters after the JSON object");
+  if (!has_ev) fail(Fault::Malformed, "ev", "missing");
+  if (!has_t) fail(Fault::Malformed, "t", "missing");
+  const Needs n = needs(e.kind);
+  const auto require = [&](bool need, bool has, const char* field) {
+    if (need && !has)
+      fail(Fault::Malformed, field,
+           std::string("missing (required by \"") + std::string(event_name(e.kind)) + "\")");
+  };
+  require(n.task, has_task && e.task, "task");
+  require(n.delta, has_delta, "delta");
+  require(n.weight, has_weight, "weight");
+  require(n.slice, has_slice, "slice");
+  require(n.preempt, has_preempt, "preempt");
+  require(n.to, has_to, "to");
+  if (weight_null && e.kind != EventKind::New)
+    fail(Fault::Malformed, "weight", "null (unknown) is only allowed in \"new\"");
+  if (e.kind == EventKind::Slice && e.slice != 0 && e.slice < kMinCustomSliceNs)
+    fail(Fault::Range, "slice", "custom slice " + std::to_string(e.slice) + " below 100000 ns");
+  if (e.t < last_t_)
+    fail(Fault::TimeBackwards, "t",
+         "time goes backwards: " + std::to_string(e.t) + " < " + std::to_string(last_t_));
+  last_t_ = e.t;
+  return e;
+}
+
+}  // namespace vlag::trace

@@ -1,0 +1,49 @@
+// Streaming reader of spec/TRACE.md traces: the header on construction, then one event per
+// next() call, parsed with simdjson's on-demand API from a reused padded buffer. Memory does not
+// grow with the trace. Every fault throws InputError naming file, line and field.
+#pragma once
+
+#include <simdjson.h>
+
+#include <istream>
+#include <optional>
+#include <string>
+
+#include "trace/event.h"
+#include "trace/input_error.h"
+
+namespace vlag::trace {
+
+class Reader {
+ public:
+  /// Reads and validates the header line. `name` is the file name used in messages.
+  Reader(std::istream& in, std::string name);
+
+  const Header& header() const { return header_; }
+  const std::string& name() const { return name_; }
+  /// The line number of the event last returned (or of the fault last thrown).
+  int64_t line() const { return line_; }
+  /// The text of that line.
+  const std::string& text() const { return text_; }
+
+  /// The next event, nullopt at the end. After an InputError the reader stays usable: the
+  /// faulty line is consumed and next() continues with the line after it (--keep-going).
+  std::optional<Event> next();
+
+ private:
+  bool read_line();
+  [[noreturn]] void fail(Fault f, std::string field, std::string what) const;
+  Event parse_event();
+  void parse_header();
+
+  std::istream& in_;
+  std::string name_;
+  Header header_;
+  int64_t line_ = 0;
+  int64_t last_t_ = 0;
+  std::string text_;
+  std::string padded_;
+  simdjson::ondemand::parser parser_;
+};
+
+}  // namespace vlag::trace
