@@ -9,4 +9,7 @@ namespace vlag::cli {
 /// `vlag demo`: the built-in default workload on the reference runqueue.
 void add_demo_command(CLI::App& app, int& exit_code);
 
+/// `vlag prove`: BMC and k-induction of an invariant (exit 3: unknown or timeout).
+void add_prove_command(CLI::App& app, int& exit_code);
+
 }  // namespace vlag::cli
