@@ -6,6 +6,7 @@
 #include <z3++.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "prove/detail/properties.h"
@@ -134,8 +135,7 @@ class Prover {
   }
 
   Result run() {
-    Result r = bmc();
-    if (r.verdict == Verdict::Held && info_.inductive && o_.induction) induction(r);
+    Result r = search();
     r.seconds = elapsed();
     return r;
   }
@@ -163,59 +163,139 @@ class Prover {
     return r;
   }
 
-  z3::expr violation(const SymState& b, const Choice& c, const SymState& a) {
+  // The violation of step b → a. The quotients it defines are asserted for good, outside the
+  // push: they are functions of the state, so they constrain nothing else.
+  template <class Solver>
+  z3::expr violation(Solver& s, const SymState& b, const Choice& c, const SymState& a) {
     z3::expr v = bad(model_, o_.invariant, b, c, a);
     if (info_.inductive && o_.induction) v = v || !lemma(model_, o_.invariant, a);
+    for (const z3::expr& d : num_.take_definitions()) s.add(d);
     return v;
   }
 
-  Result bmc() {
+  // One unrolling: the BMC one from creation (s…) or the induction one from any state (t…).
+  struct Unrolling {
+    z3::solver solver;
+    SymState first, last;
+    std::vector<Choice> steps;
+    int scope;
+  };
+
+  Unrolling base() {
+    num_.set_scope(0);
+    Unrolling u{z3::solver(ctx_), fresh_state(num_, o_.tasks, "s0"), fresh_state(num_, o_.tasks, "s0"), {}, 0};
+    u.solver.add(model_.initial(u.first));
+    u.last = u.first;
+    if (info_.steady) {  // every entity joins at zero lag before the first decision
+      SymState joined = u.first;
+      for (int i = 0; i < o_.tasks; ++i) joined = model_.enqueue_entity(joined, i);
+      u.last = fresh_state(num_, o_.tasks, "s0j");
+      u.solver.add(equal(u.last, joined));
+      for (const z3::expr& d : num_.take_definitions()) u.solver.add(d);
+    }
+    return u;
+  }
+
+  Unrolling step() {
+    num_.set_scope(1);
+    Unrolling u{z3::solver(ctx_), fresh_state(num_, o_.tasks, "t0"), fresh_state(num_, o_.tasks, "t0"), {}, 1};
+    u.solver.add(lemma(model_, o_.invariant, u.first));
+    if (is_state_invariant(o_.invariant)) u.solver.add(!bad_state(model_, o_.invariant, u.first));
+    for (const z3::expr& d : num_.take_definitions()) u.solver.add(d);
+    return u;
+  }
+
+  // Adds step k to u and asks whether it can violate the invariant. On unsat the step is kept
+  // as a hypothesis (the invariant and its lemma hold after it) for the induction unrolling.
+  z3::check_result extend(Unrolling& u, int k, const char* phase) {
+    num_.set_scope(u.scope);
+    const std::string tag = (u.scope == 0 ? "s" : "t") + std::to_string(k);
+    const Choice ch = model_.fresh_choice("c" + tag);
+    const SymState next = fresh_state(num_, o_.tasks, tag);
+    u.solver.add(info_.steady ? model_.steady_transition(u.last, ch, next)
+                              : model_.transition(u.last, ch, next));
+    const z3::expr v = violation(u.solver, u.last, ch, next);
+    u.solver.push();
+    u.solver.add(v);
+    const z3::check_result res = u.solver.check();
+    report(u.solver, k, phase);
+    if (res != z3::unsat) {
+      const SymState before = u.last;
+      u.steps.push_back(ch);
+      u.last = next;
+      if (res == z3::sat) model_step_ = {before, ch};
+      return res;
+    }
+    u.solver.pop();
+    if (u.scope == 1) {
+      u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
+      u.solver.add(lemma(model_, o_.invariant, next));
+      for (const z3::expr& d : num_.take_definitions()) u.solver.add(d);
+    }
+    u.steps.push_back(ch);
+    u.last = next;
+    return res;
+  }
+
+  // k = 1, 2, …: the base case at depth k (a counterexample is a shortest one), then, for an
+  // inductive invariant, the induction step at k.
+  Result search() {
     Result r;
     r.method = "bmc";
-    z3::solver s(ctx_);
-    const SymState s0 = fresh_state(num_, o_.tasks, "s0");
-    s.add(model_.initial(s0));
-    SymState cur = s0;
-    if (info_.steady) {  // every entity joins at zero lag before the first decision
-      SymState joined = cur;
-      for (int i = 0; i < o_.tasks; ++i) joined = model_.enqueue_entity(joined, i);
-      cur = fresh_state(num_, o_.tasks, "s0j");
-      s.add(equal(cur, joined));
-      for (const z3::expr& d : num_.take_definitions()) s.add(d);
-    }
-    std::vector<Choice> steps;
+    Unrolling b = base();
+    const bool induct = info_.inductive && o_.induction;
+    std::optional<Unrolling> t;
+    if (induct) t = step();
+    bool step_open = induct;
     for (int k = 1; k <= o_.depth; ++k) {
-      const Choice ch = model_.fresh_choice("c" + std::to_string(k));
-      const SymState next = fresh_state(num_, o_.tasks, "s" + std::to_string(k));
-      s.add(info_.steady ? model_.steady_transition(cur, ch, next)
-                         : model_.transition(cur, ch, next));
-      steps.push_back(ch);
-      s.push();
-      s.add(violation(cur, ch, next));
-      const z3::check_result res = s.check();
-      report(s, k, "bmc");
-      if (res == z3::unknown)
-        return unknown(r, s, "held to depth " + std::to_string(k - 1));
-      if (res == z3::sat) {
-        const z3::model m = s.get_model();
-        if (!m.eval(bad(model_, o_.invariant, cur, ch, next), true).is_true()) {
-          r.verdict = Verdict::Unknown;
-          r.note = "the induction lemma of " + o_.invariant + " fails at depth " +
-                   std::to_string(k) + " (a lemma too strong, not a violation)";
-          fill(r);
-          return r;
-        }
-        r.verdict = Verdict::Counterexample;
-        r.depth = k;
-        r.cex = counterexample(decode(num_, m, s0, steps, info_.steady));
+      const z3::check_result res = extend(b, k, "bmc");
+      if (res == z3::unknown) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
+      if (res == z3::sat) return found(r, b, k);
+      r.depth = k;
+      if (!step_open) continue;
+      const z3::check_result ind = extend(*t, k, "k-induction");
+      if (ind == z3::unsat) {
+        r.verdict = Verdict::Proved;
+        r.method = "k-induction";
         fill(r);
         return r;
       }
-      s.pop();
-      r.depth = k;
-      cur = next;
+      if (ind == z3::unknown) {
+        step_open = false;
+        r.note = "induction step open at k = " + std::to_string(k) + " (" +
+                 (watchdog_.reason() ? watchdog_.reason() : t->solver.reason_unknown()) + ")";
+        if (watchdog_.reason()) return unknown(r, b.solver, "BMC held to depth " + std::to_string(k));
+        continue;
+      }
+      static const char* names[] = {"enqueue", "dequeue", "pick",      "run",
+                                    "tick",    "reweight", "set_slice", "yield"};
+      const int kind = t->solver.get_model().eval(model_step_.second.kind, true).get_numeral_int();
+      r.note = "k-induction did not close up to k = " + std::to_string(k) +
+               ": the failing induction step is a " + names[kind] +
+               " from a state that keeps the invariant for k steps but is not reachable";
+      t->solver.pop();
+      t->solver.add(!bad(model_, o_.invariant, model_step_.first, model_step_.second, t->last));
+      t->solver.add(lemma(model_, o_.invariant, t->last));
+      for (const z3::expr& d : num_.take_definitions()) t->solver.add(d);
     }
     r.verdict = Verdict::Held;
+    fill(r);
+    return r;
+  }
+
+  Result found(Result r, Unrolling& b, int k) {
+    const z3::model m = b.solver.get_model();
+    const auto& [before, ch] = model_step_;
+    if (!m.eval(bad(model_, o_.invariant, before, ch, b.last), true).is_true()) {
+      r.verdict = Verdict::Unknown;
+      r.note = "the induction lemma of " + o_.invariant + " fails at depth " + std::to_string(k) +
+               " (a lemma too strong, not a violation)";
+      fill(r);
+      return r;
+    }
+    r.verdict = Verdict::Counterexample;
+    r.depth = k;
+    r.cex = counterexample(decode(num_, m, b.first, b.steps, info_.steady));
     fill(r);
     return r;
   }
@@ -235,46 +315,6 @@ class Prover {
     return c;
   }
 
-  void induction(Result& r) {
-    z3::solver s(ctx_);
-    const SymState t0 = fresh_state(num_, o_.tasks, "t0");
-    s.add(lemma(model_, o_.invariant, t0));
-    if (is_state_invariant(o_.invariant)) s.add(!bad_state(model_, o_.invariant, t0));
-    SymState cur = t0;
-    for (int k = 1; k <= o_.depth; ++k) {
-      const Choice ch = model_.fresh_choice("k" + std::to_string(k));
-      const SymState next = fresh_state(num_, o_.tasks, "t" + std::to_string(k));
-      s.add(model_.transition(cur, ch, next));
-      s.push();
-      s.add(violation(cur, ch, next));
-      const z3::check_result res = s.check();
-      report(s, k, "k-induction");
-      if (res == z3::unknown) {
-        r = unknown(r, s, "BMC held to depth " + std::to_string(o_.depth) +
-                               "; induction open at k = " + std::to_string(k));
-        return;
-      }
-      if (res == z3::unsat) {
-        r.verdict = Verdict::Proved;
-        r.method = "k-induction";
-        r.depth = k;
-        fill(r);
-        return;
-      }
-      last_step_ = s.get_model().eval(ch.kind, true).get_numeral_int();
-      s.pop();
-      s.add(!bad(model_, o_.invariant, cur, ch, next));
-      s.add(lemma(model_, o_.invariant, next));
-      cur = next;
-    }
-    static const char* names[] = {"enqueue", "dequeue", "pick",      "run",
-                                  "tick",    "reweight", "set_slice", "yield"};
-    r.note = "k-induction did not close up to k = " + std::to_string(o_.depth) +
-             ": the failing induction step is a " + names[last_step_] +
-             " from a state that keeps the invariant but is not reachable";
-    fill(r);
-  }
-
   const Options& o_;
   const std::function<void(const Progress&)>& progress_;
   z3::context ctx_;
@@ -283,7 +323,7 @@ class Prover {
   InvariantInfo info_;
   Clock::time_point start_ = Clock::now();
   Figures last_;
-  int last_step_ = 0;
+  std::pair<SymState, Choice> model_step_{fresh_state(num_, 1, "unused"), model_.fresh_choice("unused")};
   Watchdog watchdog_;
 };
 

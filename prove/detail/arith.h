@@ -10,6 +10,8 @@
 #include <z3++.h>
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,9 @@ class Numbers {
 
   /// Side conditions defining the fresh quotients created since the last call.
   std::vector<z3::expr> take_definitions();
+  /// Forgets the quotients made so far: for a new solver that has not seen their definitions.
+  /// Quotients are shared within one scope (one solver) only: its definitions live there.
+  void set_scope(unsigned scope) { scope_ = scope; }
 
  private:
   z3::expr fresh(const char* what);
@@ -74,6 +79,8 @@ class Numbers {
   Arith arith_;
   std::vector<int64_t> weights_;
   std::vector<z3::expr> defs_;
+  std::map<std::tuple<unsigned, unsigned, unsigned>, z3::expr> quotients_;
+  unsigned scope_ = 0;
   int fresh_ = 0;
 };
 

@@ -185,7 +185,7 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
     // A sleeping entity's relative deadline is the remaining request it will resume with.
     for (const SymEntity& x : s.e) {
       const z3::expr rest = num.mulw(x.w, x.d);
-      r = r && num.lt(num.zero(), x.rho) &&
+      r = r && z3::implies(queued(x), num.lt(num.zero(), x.rho)) &&
           z3::implies(x.rel && !x.cut, num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho)));
     }
   }

@@ -352,7 +352,8 @@ SymState Model::pick_next_entity(const SymState& s) {
   z3::expr_vector defs(c);
   SymState cur = s;
   // A delayed pick completes that dequeue and picks again (§4.9): at most N rounds.
-  for (int round = 0; round < s.n(); ++round) {
+  const int rounds = p_.has(Feature::DELAY_DEQUEUE) ? s.n() : 0;
+  for (int round = 0; round < rounds; ++round) {
     const z3::expr choice = pick_eevdf(cur, true);
     SymState next = cur;
     for (int j = 0; j < s.n(); ++j)
