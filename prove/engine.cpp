@@ -286,7 +286,9 @@ class Prover {
   Result found(Result r, Unrolling& b, int k) {
     const z3::model m = b.solver.get_model();
     const auto& [before, ch] = model_step_;
-    if (!m.eval(bad(model_, o_.invariant, before, ch, b.last), true).is_true()) {
+    num_.set_scope(0);
+    const z3::expr again = bad(model_, o_.invariant, before, ch, b.last);
+    if (!m.eval(again, true).is_true()) {
       r.verdict = Verdict::Unknown;
       r.note = "the induction lemma of " + o_.invariant + " fails at depth " + std::to_string(k) +
                " (a lemma too strong, not a violation)";

@@ -140,12 +140,14 @@ z3::expr Numbers::divsum(const z3::expr& x, const WeightSum& s, bool floor) {
   const z3::expr W = weight_int(s);
   if (exact()) {
     // The quotient y is defined by Σw·y = x: linear, since each w is a constant of the set.
-    // Terms are hash-consed, so the same quotient asked twice is one constant.
-    const auto key = std::make_tuple(scope_, x.id(), mulsum(s, ctx_.real_val(1)).id());
-    if (const auto it = quotients_.find(key); it != quotients_.end()) return it->second;
+    // The same quotient asked twice is one constant.
+    // Terms are hash-consed; an id is stable while its term lives, so the entry keeps both.
+    const z3::expr divisor = mulsum(s, ctx_.real_val(1));
+    const auto key = std::make_tuple(scope_, x.id(), divisor.id());
+    if (const auto it = quotients_.find(key); it != quotients_.end()) return it->second.y;
     const z3::expr y = fresh("div");
     defs_.push_back(z3::ite(W == 0, y == zero(), mulsum(s, y) == x));
-    quotients_.emplace(key, y);
+    quotients_.emplace(key, Quotient{x, divisor, y});
     return y;
   }
   z3::expr Wn = zero();

@@ -79,7 +79,10 @@ class Numbers {
   Arith arith_;
   std::vector<int64_t> weights_;
   std::vector<z3::expr> defs_;
-  std::map<std::tuple<unsigned, unsigned, unsigned>, z3::expr> quotients_;
+  struct Quotient {
+    z3::expr x, divisor, y;
+  };
+  std::map<std::tuple<unsigned, unsigned, unsigned>, Quotient> quotients_;
   unsigned scope_ = 0;
   int fresh_ = 0;
 };
