@@ -55,17 +55,24 @@ prove::Options build(ProveArgs& a) {
   Preset p = preset_by_name(a.preset);
   apply_feature_overrides(p, a.features);
   o.params = make_params(p, a.hz);
-  if (a.arith == "exact") o.arith = prove::Arith::Exact;
-  else if (a.arith == "linux64") o.arith = prove::Arith::Linux64;
-  else throw Error("prove: --arith must be exact or linux64");
+  if (a.arith == "exact")
+    o.arith = prove::Arith::Exact;
+  else if (a.arith == "linux64")
+    o.arith = prove::Arith::Linux64;
+  else
+    throw Error("prove: --arith must be exact or linux64");
   o.weights = parse_list(a.weights, "--weights");
   for (int64_t w : o.weights) validate_weight(w);
   o.slices = parse_list(a.slices, "--slices");
   for (int64_t r : o.slices) validate_slice(r);
-  if (a.mutation == "none") o.mutation = prove::Mutation::None;
-  else if (a.mutation == "no-inflation") o.mutation = prove::Mutation::NoInflation;
-  else if (a.mutation == "no-leave-rule") o.mutation = prove::Mutation::NoLeaveRule;
-  else throw Error("prove: --mutate must be none, no-inflation or no-leave-rule");
+  if (a.mutation == "none")
+    o.mutation = prove::Mutation::None;
+  else if (a.mutation == "no-inflation")
+    o.mutation = prove::Mutation::NoInflation;
+  else if (a.mutation == "no-leave-rule")
+    o.mutation = prove::Mutation::NoLeaveRule;
+  else
+    throw Error("prove: --mutate must be none, no-inflation or no-leave-rule");
   o.induction = !a.no_induction;
   prove::validate(o);
   return o;

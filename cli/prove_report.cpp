@@ -37,10 +37,11 @@ std::string json_string(const std::string& text) {
 }
 
 std::string scope(const prove::Options& o) {
-  return fmt::format("{} tasks, weights {{{}}}, slices {{{}}} (0 = base {} ns), run delta <= {} ns, {}",
-                     o.tasks, list(o.weights), list(o.slices), o.params.base_slice_ns(),
-                     o.max_delta_ns > 0 ? o.max_delta_ns : o.params.tick_ns(),
-                     o.arith == prove::Arith::Exact ? "exact arithmetic" : "Linux 64-bit arithmetic");
+  return fmt::format(
+      "{} tasks, weights {{{}}}, slices {{{}}} (0 = base {} ns), run delta <= {} ns, {}", o.tasks,
+      list(o.weights), list(o.slices), o.params.base_slice_ns(),
+      o.max_delta_ns > 0 ? o.max_delta_ns : o.params.tick_ns(),
+      o.arith == prove::Arith::Exact ? "exact arithmetic" : "Linux 64-bit arithmetic");
 }
 
 }  // namespace
@@ -65,14 +66,15 @@ int exit_code(const prove::Result& r) {
 }
 
 std::string text_report(const prove::Options& o, const prove::Result& r, const std::string& trace) {
-  std::string s = fmt::format("vlag prove: {} under {}; {}\n", o.invariant, o.params.preset.name,
-                              scope(o));
-  const std::string stats = fmt::format("{:.2f} s, {} conflicts, {:.0f} MB", r.seconds,
-                                        r.conflicts, r.memory_mb);
+  std::string s =
+      fmt::format("vlag prove: {} under {}; {}\n", o.invariant, o.params.preset.name, scope(o));
+  const std::string stats =
+      fmt::format("{:.2f} s, {} conflicts, {:.0f} MB", r.seconds, r.conflicts, r.memory_mb);
   switch (r.verdict) {
     case prove::Verdict::Proved:
-      s += fmt::format("PROVED for every depth by k-induction at k = {} (BMC held to depth {}); {}\n",
-                       r.depth, o.depth, stats);
+      s += fmt::format(
+          "PROVED for every depth by k-induction at k = {} (BMC held to depth {}); {}\n", r.depth,
+          o.depth, stats);
       break;
     case prove::Verdict::Held:
       s += fmt::format("HELD for every schedule up to {} steps (BMC); {}\n", r.depth, stats);
@@ -91,9 +93,9 @@ std::string text_report(const prove::Options& o, const prove::Result& r, const s
                          static_cast<int>(i) == c.violated_step ? "   <- " + o.invariant : "");
       s += "  " + c.detail + "\n";
       if (!c.lag_reached.empty()) s += "  lag reached: " + c.lag_reached + "\n";
-      s += fmt::format("  reference replay: {}\n",
-                       c.reference_agrees ? "flags " + o.invariant + " at the same step"
-                                          : "does not flag it");
+      s += fmt::format(
+          "  reference replay: {}\n",
+          c.reference_agrees ? "flags " + o.invariant + " at the same step" : "does not flag it");
       s += "  trace: " + trace + " (vlag check " + trace + ")\n";
       break;
     }

@@ -56,7 +56,8 @@ std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymSt
     const std::string t = "task " + std::to_string(e.id) + " ";
     if (i64(x.st) != status_code(e.status))
       return diff(t + "status", std::to_string(i64(x.st)), std::to_string(status_code(e.status)));
-    if (i64(x.w) != e.weight) return diff(t + "weight", std::to_string(i64(x.w)), std::to_string(e.weight));
+    if (i64(x.w) != e.weight)
+      return diff(t + "weight", std::to_string(i64(x.w)), std::to_string(e.weight));
     if (num.value(m, x.r) != std::to_string(e.slice))
       return diff(t + "slice", num.value(m, x.r), std::to_string(e.slice));
     if (num.value(m, x.v) != q(e.vruntime)) return diff(t + "v", num.value(m, x.v), q(e.vruntime));

@@ -94,8 +94,8 @@ std::vector<Op> decode(Numbers& num, const z3::model& m, const SymState& s0,
         ops.push_back({OpKind::Enqueue, id});
         break;
       case StepKind::Dequeue:
-        ops.push_back({OpKind::Dequeue, id, 0, 0,
-                       m.eval(c.sleep, true).is_true() ? kDequeueSleep : 0u});
+        ops.push_back(
+            {OpKind::Dequeue, id, 0, 0, m.eval(c.sleep, true).is_true() ? kDequeueSleep : 0u});
         break;
       case StepKind::Pick:
         ops.push_back({OpKind::Pick});
@@ -183,7 +183,11 @@ class Prover {
 
   Unrolling base() {
     num_.set_scope(0);
-    Unrolling u{z3::solver(ctx_), fresh_state(num_, o_.tasks, "s0"), fresh_state(num_, o_.tasks, "s0"), {}, 0};
+    Unrolling u{z3::solver(ctx_),
+                fresh_state(num_, o_.tasks, "s0"),
+                fresh_state(num_, o_.tasks, "s0"),
+                {},
+                0};
     u.solver.add(model_.initial(u.first));
     u.last = u.first;
     if (info_.steady) {  // every entity joins at zero lag before the first decision
@@ -198,7 +202,11 @@ class Prover {
 
   Unrolling step() {
     num_.set_scope(1);
-    Unrolling u{z3::solver(ctx_), fresh_state(num_, o_.tasks, "t0"), fresh_state(num_, o_.tasks, "t0"), {}, 1};
+    Unrolling u{z3::solver(ctx_),
+                fresh_state(num_, o_.tasks, "t0"),
+                fresh_state(num_, o_.tasks, "t0"),
+                {},
+                1};
     u.solver.add(lemma(model_, o_.invariant, u.first));
     if (is_state_invariant(o_.invariant)) u.solver.add(!bad_state(model_, o_.invariant, u.first));
     for (const z3::expr& d : num_.take_definitions()) u.solver.add(d);
@@ -264,10 +272,11 @@ class Prover {
         step_open = false;
         r.note = "induction step open at k = " + std::to_string(k) + " (" +
                  (watchdog_.reason() ? watchdog_.reason() : t->solver.reason_unknown()) + ")";
-        if (watchdog_.reason()) return unknown(r, b.solver, "BMC held to depth " + std::to_string(k));
+        if (watchdog_.reason())
+          return unknown(r, b.solver, "BMC held to depth " + std::to_string(k));
         continue;
       }
-      static const char* names[] = {"enqueue", "dequeue", "pick",      "run",
+      static const char* names[] = {"enqueue", "dequeue",  "pick",      "run",
                                     "tick",    "reweight", "set_slice", "yield"};
       const int kind = t->solver.get_model().eval(model_step_.second.kind, true).get_numeral_int();
       r.note = "k-induction did not close up to k = " + std::to_string(k) +
@@ -325,7 +334,8 @@ class Prover {
   InvariantInfo info_;
   Clock::time_point start_ = Clock::now();
   Figures last_;
-  std::pair<SymState, Choice> model_step_{fresh_state(num_, 1, "unused"), model_.fresh_choice("unused")};
+  std::pair<SymState, Choice> model_step_{fresh_state(num_, 1, "unused"),
+                                          model_.fresh_choice("unused")};
   Watchdog watchdog_;
 };
 

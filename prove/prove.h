@@ -48,19 +48,19 @@ enum class Verdict : uint8_t {
 };
 
 struct Counterexample {
-  std::vector<Op> ops;          // from creation: create…, then the schedule
-  int violated_step = 0;        // index into ops of the operation after which it fails
-  std::string detail;           // the values that show it (from the reference replay)
+  std::vector<Op> ops;            // from creation: create…, then the schedule
+  int violated_step = 0;          // index into ops of the operation after which it fails
+  std::string detail;             // the values that show it (from the reference replay)
   bool reference_agrees = false;  // the exact reference flags the same ID on replay
-  bool promised = true;         // false: the preset documents this behaviour (SPEC.md §6)
-  std::string lag_reached;      // THM-LAG-BOUND: lag (ns) against its bound
+  bool promised = true;           // false: the preset documents this behaviour (SPEC.md §6)
+  std::string lag_reached;        // THM-LAG-BOUND: lag (ns) against its bound
 };
 
 struct Result {
   Verdict verdict = Verdict::Unknown;
-  int depth = 0;            // depth reached (BMC) or k of the proof
-  std::string method;       // "bmc" or "k-induction"
-  std::string note;         // why unknown, or what a failed induction step showed
+  int depth = 0;       // depth reached (BMC) or k of the proof
+  std::string method;  // "bmc" or "k-induction"
+  std::string note;    // why unknown, or what a failed induction step showed
   std::optional<Counterexample> cex;
   double seconds = 0;
   int64_t conflicts = 0;

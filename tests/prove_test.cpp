@@ -1,6 +1,8 @@
 // vlag prove (prove/): the symbolic model agrees with the reference step by step; small proofs
 // (N = 2, K ≤ 6) close; a counterexample is replayed by the reference and the checker with the
 // same SPEC.md ID; a deliberately broken operation is caught.
+#include "prove/prove.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -10,7 +12,6 @@
 #include "checker/checker.h"
 #include "op_gen.h"
 #include "prove/agreement.h"
-#include "prove/prove.h"
 #include "prove/replay.h"
 #include "trace/reader.h"
 
@@ -34,7 +35,8 @@ RC_GTEST_PROP(ProveProperties, SymbolicStepAgreesWithReference, ()) {
   o.slices = {0, 300'000, 3'000'000};
   std::vector<Op> ops;
   for (TaskId i = 1; i <= 2; ++i)
-    ops.push_back({OpKind::Create, i, *rc::gen::elementOf(o.weights), *rc::gen::elementOf(o.slices)});
+    ops.push_back(
+        {OpKind::Create, i, *rc::gen::elementOf(o.weights), *rc::gen::elementOf(o.slices)});
   const auto n = *rc::gen::inRange(1, 16);
   for (int k = 0; k < n; ++k) {
     Op op = *testing::gen_op(2);
@@ -52,9 +54,12 @@ RC_GTEST_PROP(ProveProperties, SymbolicStepAgreesWithReference, ()) {
 // reference on the wakeup that restores a saved lag into a non-empty queue.
 TEST(Prove, AgreementSeesABrokenOperation) {
   Options o = options("linux-6.6", "INV-LAG-SUM", 1);
-  const std::vector<Op> ops = {{OpKind::Create, 1, 1024},  {OpKind::Create, 2, 3121},
-                               {OpKind::Enqueue, 1},       {OpKind::Enqueue, 2},
-                               {OpKind::Pick},             {OpKind::Run, 0, 1'000'000},
+  const std::vector<Op> ops = {{OpKind::Create, 1, 1024},
+                               {OpKind::Create, 2, 3121},
+                               {OpKind::Enqueue, 1},
+                               {OpKind::Enqueue, 2},
+                               {OpKind::Pick},
+                               {OpKind::Run, 0, 1'000'000},
                                {OpKind::Dequeue, 1, 0, 0, kDequeueSleep},
                                {OpKind::Enqueue, 1}};
   EXPECT_EQ(disagreement(o, ops), std::nullopt);

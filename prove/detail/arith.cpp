@@ -21,8 +21,8 @@ struct FixedPoint {
 FixedPoint fixed_point(int64_t w) {
   bool nice = false;
   for (int64_t t : kPrioToWeight) nice = nice || t == w;
-  const uint64_t inv =
-      nice ? (uint64_t{1} << 32) / static_cast<uint64_t>(w) : 0xFFFFFFFFull / static_cast<uint64_t>(w);
+  const uint64_t inv = nice ? (uint64_t{1} << 32) / static_cast<uint64_t>(w)
+                            : 0xFFFFFFFFull / static_cast<uint64_t>(w);
   uint64_t fact = 1024 * inv;
   unsigned shift = 32;
   if (const uint64_t hi = fact >> 32; hi != 0) {
@@ -42,9 +42,7 @@ z3::sort Numbers::sort() { return exact() ? ctx_.real_sort() : ctx_.bv_sort(kBit
 
 z3::expr Numbers::var(const std::string& name) { return ctx_.constant(name.c_str(), sort()); }
 
-z3::expr Numbers::lit(int64_t x) {
-  return exact() ? ctx_.real_val(x) : ctx_.bv_val(x, kBits);
-}
+z3::expr Numbers::lit(int64_t x) { return exact() ? ctx_.real_val(x) : ctx_.bv_val(x, kBits); }
 
 std::string Numbers::value(const z3::model& m, const z3::expr& x) {
   const z3::expr v = m.eval(x, true);
@@ -68,7 +66,9 @@ z3::expr Numbers::le(const z3::expr& a, const z3::expr& b) {
   return exact() ? a <= b : z3::sle(a, b);
 }
 
-z3::expr Numbers::is_integral(const z3::expr& x) { return exact() ? z3::is_int(x) : ctx_.bool_val(true); }
+z3::expr Numbers::is_integral(const z3::expr& x) {
+  return exact() ? z3::is_int(x) : ctx_.bool_val(true);
+}
 
 z3::expr Numbers::mulw_const(int64_t c, const z3::expr& x) {
   return exact() ? x * ctx_.real_val(c) : x * ctx_.bv_val(c, kBits);

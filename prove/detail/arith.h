@@ -11,8 +11,8 @@
 
 #include <cstdint>
 #include <map>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "prove/prove.h"

@@ -10,7 +10,8 @@ z3::expr lag_sum_bad(Model& m, const SymState& s) {
   Numbers& num = m.num();
   const z3::expr ref = num.exact() ? s.fluid : avg_vruntime(num, s);
   z3::expr sum = num.zero();
-  for (const SymEntity& x : s.e) sum = sum + z3::ite(queued(x), num.mulw(x.w, ref - x.v), num.zero());
+  for (const SymEntity& x : s.e)
+    sum = sum + z3::ite(queued(x), num.mulw(x.w, ref - x.v), num.zero());
   if (num.exact()) return queue_nonempty(s) && sum != num.zero();
   const z3::expr W = num.mulsum(queue_weights(s), num.lit(1));
   return queue_nonempty(s) && !(num.lt(-W, sum) && num.le(sum, num.zero()));
@@ -28,8 +29,8 @@ z3::expr deadline_bad(Model& m, const SymState& s) {
   z3::expr any = s.curr.ctx().bool_val(false);
   for (const SymEntity& x : s.e) {
     const z3::expr rest = num.mulw(x.w, x.d - x.v);
-    any = any || (queued(x) && !x.cut &&
-                  !(num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho))));
+    any = any ||
+          (queued(x) && !x.cut && !(num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho))));
   }
   return any;
 }
@@ -41,10 +42,9 @@ z3::expr lag_bound_bad(Model& m, const SymState& s, bool linux) {
   z3::expr any = s.curr.ctx().bool_val(false);
   for (const SymEntity& x : s.e) {
     const z3::expr lagN = num.mulw(x.w, V - x.v);  // N·lag
-    const z3::expr ok = linux ? num.le(num.mulN(-(x.r + m.tick())), lagN) &&
-                                    num.le(lagN, num.mulN(x.r + m.tick()))
-                              : num.lt(num.mulN(-x.r), lagN) &&
-                                    num.lt(lagN, num.mulN(num.max(x.r, m.tick())));
+    const z3::expr ok =
+        linux ? num.le(num.mulN(-(x.r + m.tick())), lagN) && num.le(lagN, num.mulN(x.r + m.tick()))
+              : num.lt(num.mulN(-x.r), lagN) && num.lt(lagN, num.mulN(num.max(x.r, m.tick())));
     any = any || (queued(x) && !ok);
   }
   return any;
@@ -102,7 +102,8 @@ z3::expr pick_bad(Model& m, const SymState& b, const Choice& ch, const SymState&
   z3::expr any = b.curr.ctx().bool_val(false);
   if (!edf) {
     z3::expr not_elig = a.curr == 0;
-    for (int i = 0; i < a.n(); ++i) not_elig = not_elig || (a.curr == i + 1 && !eligible(num, a, i));
+    for (int i = 0; i < a.n(); ++i)
+      not_elig = not_elig || (a.curr == i + 1 && !eligible(num, a, i));
     return kind_is(ch, StepKind::Pick) && queue_nonempty(a) && not_elig;
   }
   const z3::expr kept = b.curr == a.curr && m.protect_slice(b);

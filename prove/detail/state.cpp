@@ -13,9 +13,12 @@ SymState fresh_state(Numbers& num, int n, const std::string& p) {
                   c.bool_const((k + "new").c_str()), c.int_const((k + "st").c_str()),
                   c.int_const((k + "seq").c_str())});
   }
-  return {std::move(es),           c.int_const((p + ".curr").c_str()),
-          num.var(p + ".prot"),    c.bool_const((p + ".hasprot").c_str()),
-          num.var(p + ".vempty"),  num.var(p + ".fluid"),
+  return {std::move(es),
+          c.int_const((p + ".curr").c_str()),
+          num.var(p + ".prot"),
+          c.bool_const((p + ".hasprot").c_str()),
+          num.var(p + ".vempty"),
+          num.var(p + ".fluid"),
           c.int_const((p + ".seq").c_str())};
 }
 
@@ -36,9 +39,10 @@ SymState select(const z3::expr& c, const SymState& a, const SymState& b) {
   SymState s = b;
   for (size_t i = 0; i < a.e.size(); ++i) {
     const SymEntity &x = a.e[i], &y = b.e[i];
-    s.e[i] = {ite(x.w, y.w),     ite(x.r, y.r),     ite(x.custom, y.custom), ite(x.v, y.v),
-              ite(x.d, y.d),     ite(x.rho, y.rho), ite(x.vl, y.vl),         ite(x.rel, y.rel),
-              ite(x.cut, y.cut), ite(x.is_new, y.is_new), ite(x.st, y.st),   ite(x.seq, y.seq)};
+    s.e[i] = {ite(x.w, y.w),           ite(x.r, y.r),     ite(x.custom, y.custom),
+              ite(x.v, y.v),           ite(x.d, y.d),     ite(x.rho, y.rho),
+              ite(x.vl, y.vl),         ite(x.rel, y.rel), ite(x.cut, y.cut),
+              ite(x.is_new, y.is_new), ite(x.st, y.st),   ite(x.seq, y.seq)};
   }
   s.curr = ite(a.curr, b.curr);
   s.prot = ite(a.prot, b.prot);

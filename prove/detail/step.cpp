@@ -25,9 +25,9 @@ Model::Model(Numbers& num, const Options& o)
 
 Choice Model::fresh_choice(const std::string& p) {
   z3::context& c = num_.ctx();
-  return {c.int_const((p + ".op").c_str()),     c.int_const((p + ".task").c_str()),
-          num_.var(p + ".delta"),               c.int_const((p + ".weight").c_str()),
-          num_.var(p + ".slice"),               c.bool_const((p + ".sleep").c_str())};
+  return {c.int_const((p + ".op").c_str()), c.int_const((p + ".task").c_str()),
+          num_.var(p + ".delta"),           c.int_const((p + ".weight").c_str()),
+          num_.var(p + ".slice"),           c.bool_const((p + ".sleep").c_str())};
 }
 
 z3::expr Model::choice_domain(const Choice& ch) {
@@ -43,13 +43,13 @@ z3::expr Model::choice_domain(const Choice& ch) {
 
 z3::expr Model::initial(const SymState& s) {
   z3::context& c = num_.ctx();
-  z3::expr r = s.curr == 0 && !s.has_prot && s.v_empty == num_.zero() &&
-               s.fluid == num_.zero() && s.seq_ctr == 0 && s.prot == num_.zero();
+  z3::expr r = s.curr == 0 && !s.has_prot && s.v_empty == num_.zero() && s.fluid == num_.zero() &&
+               s.seq_ctr == 0 && s.prot == num_.zero();
   for (const SymEntity& x : s.e) {
     z3::expr slice_in = c.bool_val(false);
     for (int64_t sl : o_.slices)
-      slice_in = slice_in || (sl == 0 ? !x.custom && x.r == base_slice()
-                                      : x.custom && x.r == num_.lit(sl));
+      slice_in = slice_in ||
+                 (sl == 0 ? !x.custom && x.r == base_slice() : x.custom && x.r == num_.lit(sl));
     r = r && slice_in && x.v == num_.zero() && x.d == num_.zero() && x.vl == num_.zero() &&
         x.rho == num_.zero() && !x.rel && !x.cut && x.is_new && x.st == kSleeping && x.seq == 0;
   }
@@ -113,8 +113,9 @@ SymState Model::join(const SymState& s, int i) {
   t.e[i].st = num_.ctx().int_val(kQueued);
   const z3::expr was_empty = !queue_nonempty(s);
   if (num_.exact())  // linux64 keeps no ghost: its INV-LAG-SUM is the floored form (§6)
-    t.fluid = z3::ite(was_empty, x.v,
-                      s.fluid - num_.divsum(num_.mulw(x.w, s.fluid - x.v), queue_weights(t), false));
+    t.fluid =
+        z3::ite(was_empty, x.v,
+                s.fluid - num_.divsum(num_.mulw(x.w, s.fluid - x.v), queue_weights(t), false));
   return insert(t, i);
 }
 
@@ -142,7 +143,8 @@ z3::expr Model::saved_lag(const SymState& s, int i, const z3::expr& V) {
 // ---------------------------------------------------------------------------------------------
 // §4.3 place_entity, enqueue_entity; §4.9 requeue of a delayed entity
 
-SymState Model::place_entity(const SymState& s, int i, bool initial_known, const z3::expr& initial) {
+SymState Model::place_entity(const SymState& s, int i, bool initial_known,
+                             const z3::expr& initial) {
   const z3::expr V = avg_vruntime(num_, s);
   const WeightSum W = queue_weights(s);
   const z3::expr Wi = num_.weight_int(W);
@@ -271,8 +273,8 @@ z3::expr Model::protect_slice(const SymState& s) {
   if (p_.protection == Protection::None) return c.bool_val(false);
   z3::expr r = c.bool_val(false);
   for (int i = 0; i < s.n(); ++i) {
-    const z3::expr on = p_.protection == Protection::Stash ? s.prot == s.e[i].d
-                                                          : num_.lt(s.e[i].v, s.prot);
+    const z3::expr on =
+        p_.protection == Protection::Stash ? s.prot == s.e[i].d : num_.lt(s.e[i].v, s.prot);
     r = r || (s.curr == i + 1 && s.has_prot && on);
   }
   return r;
@@ -288,7 +290,7 @@ SymState Model::set_protect_slice(const SymState& s, int i) {
     t.prot = x.d;
   } else if (p_.protection == Protection::Vprot) {
     z3::expr sl = p_.has(Feature::RUN_TO_PARITY) ? min_slice(num_, s, num_.lit(kNoSlice))
-                                                  : num_.lit(base_norm_);
+                                                 : num_.lit(base_norm_);
     sl = num_.min(sl, x.r);
     t.has_prot = c.bool_val(true);
     t.prot = z3::ite(sl != x.r, num_.min(x.d, x.v + num_.vdelta(sl, x.w)), x.d);
@@ -315,8 +317,9 @@ z3::expr Model::pick_eevdf(const SymState& s, bool protect) {
     z3::expr least = cand[j];
     for (int k = 0; k < n; ++k)
       if (k != j)
-        least = least && z3::implies(cand[k], num_.lt(s.e[j].d, s.e[k].d) ||
-                                                  (s.e[j].d == s.e[k].d && s.e[j].seq < s.e[k].seq));
+        least =
+            least && z3::implies(cand[k], num_.lt(s.e[j].d, s.e[k].d) ||
+                                              (s.e[j].d == s.e[k].d && s.e[j].seq < s.e[k].seq));
     best = z3::ite(least, id_val(c, j), best);
   }
   // Step 6: curr, if eligible, wins with a strictly earlier deadline (or with no other choice).
@@ -357,7 +360,8 @@ SymState Model::pick_next_entity(const SymState& s) {
     const z3::expr choice = pick_eevdf(cur, true);
     SymState next = cur;
     for (int j = 0; j < s.n(); ++j)
-      next = select(choice == j + 1 && cur.e[j].st == kDelayed, finish_delayed_dequeue(cur, j), next);
+      next =
+          select(choice == j + 1 && cur.e[j].st == kDelayed, finish_delayed_dequeue(cur, j), next);
     cur = materialize(next, defs);
   }
   const z3::expr choice = pick_eevdf(cur, true);
@@ -452,8 +456,8 @@ z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& 
                          s.e[i].st != kQueued && equal(next, enqueue_entity(s, i)));
     r = r && z3::implies(kind(StepKind::Dequeue) && at,
                          s.e[i].st == kQueued && equal(next, dequeue_entity(s, i, ch.sleep)));
-    r = r && z3::implies(kind(StepKind::Reweight) && at,
-                         equal(next, reweight_entity(s, i, ch.weight)));
+    r = r &&
+        z3::implies(kind(StepKind::Reweight) && at, equal(next, reweight_entity(s, i, ch.weight)));
     r = r && z3::implies(kind(StepKind::SetSlice) && at, equal(next, set_slice(s, i, ch.slice)));
   }
   r = r && z3::implies(kind(StepKind::Pick), equal(next, pick_next_entity(s)));
@@ -470,15 +474,15 @@ z3::expr Model::steady_transition(const SymState& s, const Choice& ch, const Sym
   z3::context& c = num_.ctx();
   z3::expr_vector defs(c);
   const SymState picked = materialize(pick_next_entity(s), defs);
-  z3::expr run = num_.lt(num_.zero(), ch.delta) && num_.le(ch.delta, tick()) &&
-                 num_.is_integral(ch.delta);
+  z3::expr run =
+      num_.lt(num_.zero(), ch.delta) && num_.le(ch.delta, tick()) && num_.is_integral(ch.delta);
   if (p_.protection == Protection::None) {
     // §4.5, paper: the picked client runs for min(q, ⌈(d − v)·w/N⌉).
     for (int i = 0; i < s.n(); ++i) {
       const SymEntity& x = picked.e[i];
       const z3::expr rest = num_.mulw(x.w, x.d - x.v);  // N·remaining request
-      const z3::expr ceil = num_.le(rest, num_.mulN(ch.delta)) &&
-                            num_.lt(num_.mulN(ch.delta - num_.lit(1)), rest);
+      const z3::expr ceil =
+          num_.le(rest, num_.mulN(ch.delta)) && num_.lt(num_.mulN(ch.delta - num_.lit(1)), rest);
       run = run && z3::implies(picked.curr == i + 1,
                                z3::ite(num_.le(rest, num_.mulN(tick())), ceil, ch.delta == tick()));
     }
