@@ -110,6 +110,7 @@ void add_prove_command(CLI::App& app, int& exit_code) {
       "prove", "Bounded model checking and k-induction of a SPEC.md invariant with Z3");
   cmd->add_option("--tasks", a->o.tasks, "Number of entities N")->capture_default_str();
   cmd->add_option("--depth", a->o.depth, "Steps K (BMC depth, largest k of induction)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str();
   cmd->add_option("--invariant", a->o.invariant, "SPEC.md section 6 ID")->capture_default_str();
   cmd->add_option("--preset", a->preset, "Preset")->capture_default_str();

@@ -165,11 +165,10 @@ class Prover {
 
   // The violation of step b → a. The quotients it defines are asserted for good, outside the
   // push: they are functions of the state, so they constrain nothing else.
-  template <class Solver>
-  z3::expr violation(Solver& s, const SymState& b, const Choice& c, const SymState& a) {
+  z3::expr violation(z3::solver& s, const SymState& b, const Choice& c, const SymState& a) {
     z3::expr v = bad(model_, o_.invariant, b, c, a);
     if (info_.inductive && o_.induction) v = v || !lemma(model_, o_.invariant, a);
-    for (const z3::expr& d : num_.take_definitions()) s.add(d);
+    add_definitions(s);
     return v;
   }
 
@@ -181,35 +180,34 @@ class Prover {
     int scope;
   };
 
+  Unrolling unrolling(unsigned scope) {
+    num_.set_scope(scope);
+    const SymState first = fresh_state(num_, o_.tasks, scope == 0 ? "s0" : "t0");
+    return {z3::solver(ctx_), first, first, {}, static_cast<int>(scope)};
+  }
+
+  void add_definitions(z3::solver& s) {
+    for (const z3::expr& d : num_.take_definitions()) s.add(d);
+  }
+
   Unrolling base() {
-    num_.set_scope(0);
-    Unrolling u{z3::solver(ctx_),
-                fresh_state(num_, o_.tasks, "s0"),
-                fresh_state(num_, o_.tasks, "s0"),
-                {},
-                0};
+    Unrolling u = unrolling(0);
     u.solver.add(model_.initial(u.first));
-    u.last = u.first;
     if (info_.steady) {  // every entity joins at zero lag before the first decision
       SymState joined = u.first;
       for (int i = 0; i < o_.tasks; ++i) joined = model_.enqueue_entity(joined, i);
       u.last = fresh_state(num_, o_.tasks, "s0j");
       u.solver.add(equal(u.last, joined));
-      for (const z3::expr& d : num_.take_definitions()) u.solver.add(d);
+      add_definitions(u.solver);
     }
     return u;
   }
 
   Unrolling step() {
-    num_.set_scope(1);
-    Unrolling u{z3::solver(ctx_),
-                fresh_state(num_, o_.tasks, "t0"),
-                fresh_state(num_, o_.tasks, "t0"),
-                {},
-                1};
+    Unrolling u = unrolling(1);
     u.solver.add(lemma(model_, o_.invariant, u.first));
     if (is_state_invariant(o_.invariant)) u.solver.add(!bad_state(model_, o_.invariant, u.first));
-    for (const z3::expr& d : num_.take_definitions()) u.solver.add(d);
+    add_definitions(u.solver);
     return u;
   }
 
@@ -238,7 +236,7 @@ class Prover {
     if (u.scope == 1) {
       u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
       u.solver.add(lemma(model_, o_.invariant, next));
-      for (const z3::expr& d : num_.take_definitions()) u.solver.add(d);
+      add_definitions(u.solver);
     }
     u.steps.push_back(ch);
     u.last = next;
@@ -285,7 +283,7 @@ class Prover {
       t->solver.pop();
       t->solver.add(!bad(model_, o_.invariant, model_step_.first, model_step_.second, t->last));
       t->solver.add(lemma(model_, o_.invariant, t->last));
-      for (const z3::expr& d : num_.take_definitions()) t->solver.add(d);
+      add_definitions(t->solver);
     }
     r.verdict = Verdict::Held;
     fill(r);

@@ -41,8 +41,8 @@ std::string lag_figure(const Runqueue& rq, bool linux) {
     const double r = std::abs(lag.get_d()) / static_cast<double>(bound);
     if (r > ratio) {
       ratio = r;
-      worst = "task " + std::to_string(e->id) + " lag " + std::to_string(lag.get_d()) +
-              " ns against the bound " + (lag < 0 ? "-" : "") + std::to_string(bound) + " ns";
+      worst = "task " + std::to_string(e->id) + " lag " + lag.get_str() + " ns against the bound " +
+              (lag < 0 ? "-" : "") + std::to_string(bound) + " ns";
     }
   }
   return worst;
