@@ -15,4 +15,7 @@ void add_check_command(CLI::App& app, int& exit_code);
 /// `vlag kernel snapshot`: checks on /sys/kernel/debug/sched/debug snapshots.
 void add_kernel_command(CLI::App& app, int& exit_code);
 
+/// `vlag prove`: BMC and k-induction of an invariant (exit 3: unknown or timeout).
+void add_prove_command(CLI::App& app, int& exit_code);
+
 }  // namespace vlag::cli

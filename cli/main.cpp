@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   vlag::cli::add_demo_command(app, exit_code);
   vlag::cli::add_check_command(app, exit_code);
   vlag::cli::add_kernel_command(app, exit_code);
+  vlag::cli::add_prove_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,125 @@
+#include "prove/agreement.h"
+
+#include <z3++.h>
+
+#include "prove/detail/step.h"
+#include "reference/runqueue.h"
+#include "spec/error.h"
+
+namespace vlag::prove {
+namespace {
+
+using namespace detail;
+
+StepKind step_kind(OpKind k) {
+  switch (k) {
+    case OpKind::Enqueue:
+      return StepKind::Enqueue;
+    case OpKind::Dequeue:
+      return StepKind::Dequeue;
+    case OpKind::Pick:
+      return StepKind::Pick;
+    case OpKind::Run:
+      return StepKind::Run;
+    case OpKind::Tick:
+      return StepKind::Tick;
+    case OpKind::Reweight:
+      return StepKind::Reweight;
+    case OpKind::SetSlice:
+      return StepKind::SetSlice;
+    case OpKind::Yield:
+      return StepKind::Yield;
+    default:
+      throw Error(std::string("agreement: the symbolic model has no ") + op_name(k));
+  }
+}
+
+int status_code(Status s) {
+  return s == Status::Sleeping ? kSleeping : s == Status::Queued ? kQueued : kDelayed;
+}
+
+// Compares one state; returns the first differing field.
+std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymState& s,
+                                   const reference::Runqueue& rq) {
+  const auto diff = [](const std::string& what, const std::string& sym, const std::string& ref) {
+    return std::optional<std::string>(what + ": symbolic " + sym + ", reference " + ref);
+  };
+  const auto q = [](const reference::Num& x) { return x.get_str(); };
+  const auto i64 = [&](const z3::expr& x) { return m.eval(x, true).get_numeral_int64(); };
+  const int64_t curr = i64(s.curr);
+  if (curr != rq.curr().value_or(0))
+    return diff("curr", std::to_string(curr), std::to_string(rq.curr().value_or(0)));
+  if (!rq.queued().empty() && num.value(m, s.fluid) != q(rq.fluid_clock()))
+    return diff("fluid clock", num.value(m, s.fluid), q(rq.fluid_clock()));
+  for (const reference::Entity& e : rq.entities()) {
+    const SymEntity& x = s.e[static_cast<size_t>(e.id - 1)];
+    const std::string t = "task " + std::to_string(e.id) + " ";
+    if (i64(x.st) != status_code(e.status))
+      return diff(t + "status", std::to_string(i64(x.st)), std::to_string(status_code(e.status)));
+    if (i64(x.w) != e.weight)
+      return diff(t + "weight", std::to_string(i64(x.w)), std::to_string(e.weight));
+    if (num.value(m, x.r) != std::to_string(e.slice))
+      return diff(t + "slice", num.value(m, x.r), std::to_string(e.slice));
+    if (num.value(m, x.v) != q(e.vruntime)) return diff(t + "v", num.value(m, x.v), q(e.vruntime));
+    if (num.value(m, x.d) != q(e.deadline)) return diff(t + "d", num.value(m, x.d), q(e.deadline));
+    if (num.value(m, x.vl) != q(e.vlag)) return diff(t + "vlag", num.value(m, x.vl), q(e.vlag));
+    if (num.value(m, x.rho) != q(e.request))
+      return diff(t + "request", num.value(m, x.rho), q(e.request));
+    if (m.eval(x.rel, true).is_true() != e.rel_deadline) return diff(t + "rel", "", "");
+    if (m.eval(x.cut, true).is_true() != e.request_cut) return diff(t + "request_cut", "", "");
+    if (e.status != Status::Sleeping && static_cast<uint64_t>(i64(x.seq)) != e.seq)
+      return diff(t + "seq", std::to_string(i64(x.seq)), std::to_string(e.seq));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops) {
+  z3::context ctx;
+  Numbers num(ctx, Arith::Exact, o.weights);
+  Model model(num, o);
+  z3::solver s(ctx);
+  reference::Runqueue rq(o.params);
+  const SymState s0 = fresh_state(num, o.tasks, "s0");
+  s.add(model.initial(s0));
+  std::vector<SymState> states;
+  std::vector<reference::Runqueue> expected;
+  std::vector<std::string> names;
+  SymState cur = s0;
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::Create) {
+      rq.apply(op);
+      const SymEntity& x = s0.e[static_cast<size_t>(op.id - 1)];
+      s.add(x.w == ctx.int_val(op.a) && x.custom == ctx.bool_val(op.b != 0));
+      if (op.b != 0) s.add(x.r == num.lit(op.b));
+      continue;
+    }
+    try {
+      rq.apply(op);
+    } catch (const Error&) {
+      continue;  // rejected: the state is unchanged, and the symbolic guard forbids it
+    }
+    const Choice ch = model.fresh_choice("c" + std::to_string(states.size()));
+    s.add(ch.kind == static_cast<int>(step_kind(op.kind)));
+    s.add(ch.target == static_cast<int>(op.id > 0 ? op.id : 1));
+    s.add(ch.delta == num.lit(op.kind == OpKind::Run ? op.a : 0));
+    s.add(ch.weight == ctx.int_val(op.kind == OpKind::Reweight ? op.a : o.weights.front()));
+    s.add(ch.slice == num.lit(op.kind == OpKind::SetSlice ? op.a : o.slices.front()));
+    s.add(ch.sleep == ctx.bool_val(op.flags & kDequeueSleep));
+    const SymState next = fresh_state(num, o.tasks, "s" + std::to_string(states.size() + 1));
+    s.add(model.transition(cur, ch, next));
+    states.push_back(next);
+    expected.push_back(rq);
+    names.push_back(to_string(op));
+    cur = next;
+  }
+  if (s.check() != z3::sat) return "the symbolic model rejects the sequence (a guard differs)";
+  const z3::model m = s.get_model();
+  for (size_t k = 0; k < states.size(); ++k)
+    if (auto d = compare(num, m, states[k], expected[k]))
+      return "after step " + std::to_string(k) + " (" + names[k] + "): " + *d;
+  return std::nullopt;
+}
+
+}  // namespace vlag::prove

@@ -1,0 +1,196 @@
+#include "prove/detail/properties.h"
+
+namespace vlag::prove::detail {
+namespace {
+
+z3::expr kind_is(const Choice& ch, StepKind k) { return ch.kind == static_cast<int>(k); }
+
+// INV-LAG-SUM: Σ w_i·(V_f − v_i) = 0 (exact); Linux's floored V: −W < Σ w_i·(V − v_i) ≤ 0.
+z3::expr lag_sum_bad(Model& m, const SymState& s) {
+  Numbers& num = m.num();
+  const z3::expr ref = num.exact() ? s.fluid : avg_vruntime(num, s);
+  z3::expr sum = num.zero();
+  for (const SymEntity& x : s.e)
+    sum = sum + z3::ite(queued(x), num.mulw(x.w, ref - x.v), num.zero());
+  if (num.exact()) return queue_nonempty(s) && sum != num.zero();
+  const z3::expr W = num.mulsum(queue_weights(s), num.lit(1));
+  return queue_nonempty(s) && !(num.lt(-W, sum) && num.le(sum, num.zero()));
+}
+
+z3::expr eligible_exists_bad(Model& m, const SymState& s) {
+  z3::expr none = queue_nonempty(s);
+  for (int i = 0; i < s.n(); ++i) none = none && !(queued(s.e[i]) && eligible(m.num(), s, i));
+  return none;
+}
+
+// INV-DEADLINE: 0 < (d − v)·w/N ≤ ρ for i ∈ Q, unless a clamped reweight cut the request.
+z3::expr deadline_bad(Model& m, const SymState& s) {
+  Numbers& num = m.num();
+  z3::expr any = s.curr.ctx().bool_val(false);
+  for (const SymEntity& x : s.e) {
+    const z3::expr rest = num.mulw(x.w, x.d - x.v);
+    any = any ||
+          (queued(x) && !x.cut && !(num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho))));
+  }
+  return any;
+}
+
+// THM-LAG-BOUND: −r < lag < max(r, q); THM-LAG-BOUND-LINUX: −(r + TICK) ≤ lag ≤ r + TICK.
+z3::expr lag_bound_bad(Model& m, const SymState& s, bool linux) {
+  Numbers& num = m.num();
+  const z3::expr V = avg_vruntime(num, s);
+  z3::expr any = s.curr.ctx().bool_val(false);
+  for (const SymEntity& x : s.e) {
+    const z3::expr lagN = num.mulw(x.w, V - x.v);  // N·lag
+    const z3::expr ok =
+        linux ? num.le(num.mulN(-(x.r + m.tick())), lagN) && num.le(lagN, num.mulN(x.r + m.tick()))
+              : num.lt(num.mulN(-x.r), lagN) && num.lt(lagN, num.mulN(num.max(x.r, m.tick())));
+    any = any || (queued(x) && !ok);
+  }
+  return any;
+}
+
+// INV-PLACE-LAG after a wakeup from sleep.
+z3::expr place_bad(Model& m, const SymState& b, const Choice& ch, const SymState& a) {
+  Numbers& num = m.num();
+  const Preset& p = m.options().params.preset;
+  const z3::expr Va = avg_vruntime(num, a);
+  z3::expr any = b.curr.ctx().bool_val(false);
+  for (int i = 0; i < b.n(); ++i) {
+    const WeightSum W = queue_weights(b);
+    const z3::expr got = Va - a.e[i].v;
+    z3::expr wrong = got != num.zero();
+    if (p.has(Feature::PLACE_LAG)) {
+      WeightSum with = W;
+      with.terms.emplace_back(b.curr.ctx().bool_val(true), a.e[i].w);
+      // Linux: V − v = vl; TR join: (V − v)·(W + w) = vl·W.
+      const z3::expr off = p.join == JoinRule::Paper
+                               ? num.mulsum(with, got) != num.mulsum(W, b.e[i].vl)
+                               : got != b.e[i].vl;
+      wrong = z3::ite(num.weight_int(W) == 0, wrong, off);
+    }
+    any = any || (ch.target == i + 1 && b.e[i].st == kSleeping && wrong);
+  }
+  return kind_is(ch, StepKind::Enqueue) && any;
+}
+
+// INV-REWEIGHT: V unchanged and w·vlag preserved, unless the lag clamp cut.
+z3::expr reweight_bad(Model& m, const SymState& b, const Choice& ch, const SymState& a) {
+  Numbers& num = m.num();
+  const Preset& p = m.options().params.preset;
+  const z3::expr Vb = avg_vruntime(num, b), Va = avg_vruntime(num, a);
+  z3::expr any = b.curr.ctx().bool_val(false);
+  for (int i = 0; i < b.n(); ++i) {
+    const SymEntity &x = b.e[i], &y = a.e[i];
+    z3::expr cut = b.curr.ctx().bool_val(false);
+    if (p.clamp == LagClamp::TwiceSlice) {
+      const z3::expr lim = m.clamp_limit(x);
+      cut = num.lt(lim, Vb - x.v) || num.lt(Vb - x.v, -lim);
+    }
+    const z3::expr q_bad = !cut && (Va != Vb || num.mulw(x.w, Vb - x.v) != num.mulw(y.w, Va - y.v));
+    const z3::expr s_bad = num.mulw(x.w, x.vl) != num.mulw(y.w, y.vl);
+    z3::expr viol = z3::ite(queued(x), q_bad, s_bad);
+    // linux-6.18 promises it only for i ≠ curr (§4.8 "place").
+    if (p.reweight == ReweightRule::Place) viol = viol && b.curr != i + 1;
+    any = any || (ch.target == i + 1 && viol);
+  }
+  return kind_is(ch, StepKind::Reweight) && any;
+}
+
+z3::expr pick_bad(Model& m, const SymState& b, const Choice& ch, const SymState& a, bool edf) {
+  Numbers& num = m.num();
+  z3::expr any = b.curr.ctx().bool_val(false);
+  if (!edf) {
+    z3::expr not_elig = a.curr == 0;
+    for (int i = 0; i < a.n(); ++i)
+      not_elig = not_elig || (a.curr == i + 1 && !eligible(num, a, i));
+    return kind_is(ch, StepKind::Pick) && queue_nonempty(a) && not_elig;
+  }
+  const z3::expr kept = b.curr == a.curr && m.protect_slice(b);
+  for (int i = 0; i < a.n(); ++i)
+    for (int j = 0; j < a.n(); ++j)
+      if (i != j)
+        any = any || (a.curr == i + 1 && queued(a.e[j]) && eligible(num, a, j) &&
+                      num.lt(a.e[j].d, a.e[i].d));
+  return kind_is(ch, StepKind::Pick) && !kept && any;
+}
+
+// INV-LAG-CLAMP for every entity that left Q in this step.
+z3::expr clamp_bad(Model& m, const SymState& b, const SymState& a) {
+  Numbers& num = m.num();
+  const Preset& p = m.options().params.preset;
+  z3::expr any = b.curr.ctx().bool_val(false);
+  for (int i = 0; i < b.n(); ++i) {
+    const SymEntity& y = a.e[i];
+    const z3::expr lim = m.clamp_limit(y);
+    z3::expr v = num.lt(lim, y.vl) || num.lt(y.vl, -lim);
+    if (p.has(Feature::DELAY_ZERO)) v = v || (b.e[i].st == kDelayed && num.lt(num.zero(), y.vl));
+    any = any || (queued(b.e[i]) && y.st == kSleeping && v);
+  }
+  return any;
+}
+
+z3::expr delay_bad(Model& m, const SymState& b, const Choice& ch, const SymState& a) {
+  z3::expr delayed_eligible = b.curr.ctx().bool_val(false);
+  for (int i = 0; i < b.n(); ++i)
+    delayed_eligible = delayed_eligible || (ch.target == i + 1 && b.e[i].st == kQueued &&
+                                            a.e[i].st == kDelayed && eligible(m.num(), b, i));
+  z3::expr runs_delayed = b.curr.ctx().bool_val(false);
+  for (int i = 0; i < a.n(); ++i)
+    runs_delayed = runs_delayed || (a.curr == i + 1 && a.e[i].st != kQueued);
+  return (kind_is(ch, StepKind::Dequeue) && delayed_eligible) || runs_delayed;
+}
+
+}  // namespace
+
+bool promised_by(const Preset& p, const std::string& id) {
+  const bool paper = p.rejoin_strategy != 0;
+  if (id == "THM-LAG-BOUND") return paper;
+  if (id == "THM-LAG-BOUND-LINUX") return p.protection == Protection::Vprot;
+  if (id == "INV-REWEIGHT") return p.reweight != ReweightRule::KeepV;
+  if (id == "INV-LAG-CLAMP") return p.clamp == LagClamp::TwiceSlice;
+  if (id == "INV-DELAY") return p.has(Feature::DELAY_DEQUEUE);
+  return true;
+}
+
+bool is_state_invariant(const std::string& id) {
+  return id == "INV-LAG-SUM" || id == "INV-ELIGIBLE-EXISTS" || id == "INV-DEADLINE" ||
+         id == "THM-LAG-BOUND" || id == "THM-LAG-BOUND-LINUX";
+}
+
+z3::expr bad_state(Model& m, const std::string& id, const SymState& s) {
+  if (id == "INV-LAG-SUM") return lag_sum_bad(m, s);
+  if (id == "INV-ELIGIBLE-EXISTS") return eligible_exists_bad(m, s);
+  if (id == "INV-DEADLINE") return deadline_bad(m, s);
+  if (id == "THM-LAG-BOUND") return lag_bound_bad(m, s, false);
+  if (id == "THM-LAG-BOUND-LINUX") return lag_bound_bad(m, s, true);
+  return s.curr.ctx().bool_val(false);
+}
+
+z3::expr bad(Model& m, const std::string& id, const SymState& b, const Choice& ch,
+             const SymState& a) {
+  if (is_state_invariant(id)) return bad_state(m, id, a);
+  if (id == "INV-PLACE-LAG") return place_bad(m, b, ch, a);
+  if (id == "INV-REWEIGHT") return reweight_bad(m, b, ch, a);
+  if (id == "INV-PICK-ELIGIBLE") return pick_bad(m, b, ch, a, false);
+  if (id == "INV-PICK-EDF") return pick_bad(m, b, ch, a, true);
+  if (id == "INV-LAG-CLAMP") return clamp_bad(m, b, a);
+  if (id == "INV-DELAY") return delay_bad(m, b, ch, a);
+  return b.curr.ctx().bool_val(false);
+}
+
+z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
+  Numbers& num = m.num();
+  z3::expr r = m.domain(s);
+  if (id == "INV-DEADLINE") {
+    // A sleeping entity's relative deadline is the remaining request it will resume with.
+    for (const SymEntity& x : s.e) {
+      const z3::expr rest = num.mulw(x.w, x.d);
+      r = r && z3::implies(queued(x), num.lt(num.zero(), x.rho)) &&
+          z3::implies(x.rel && !x.cut, num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho)));
+    }
+  }
+  return r;
+}
+
+}  // namespace vlag::prove::detail

@@ -1,0 +1,27 @@
+// SPEC.md §6 as Z3 predicates over one step σ —op→ σ': `bad` is true when the step violates the
+// invariant in a way the preset promises not to (a preset that promises nothing about the ID is
+// searched for any violation: those counterexamples are its documented behaviour). `lemma` is
+// what k-induction assumes along with the invariant: the structural domain and, for
+// INV-DEADLINE, the same bound on the relative deadlines that sleeping entities carry.
+#pragma once
+
+#include <z3++.h>
+
+#include <string>
+
+#include "prove/detail/step.h"
+
+namespace vlag::prove::detail {
+
+/// The step before → after under choice `ch` violates `id`. `steady`: the THM driver's step.
+z3::expr bad(Model& m, const std::string& id, const SymState& before, const Choice& ch,
+             const SymState& after);
+/// State-only invariants can be judged on the initial state of an induction too.
+bool is_state_invariant(const std::string& id);
+z3::expr bad_state(Model& m, const std::string& id, const SymState& s);
+z3::expr lemma(Model& m, const std::string& id, const SymState& s);
+
+/// Does the preset promise `id` at all (SPEC.md §6 "Holds")?
+bool promised_by(const Preset& p, const std::string& id);
+
+}  // namespace vlag::prove::detail

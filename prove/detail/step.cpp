@@ -1,0 +1,499 @@
+#include "prove/detail/step.h"
+
+#include "spec/weights.h"
+
+namespace vlag::prove::detail {
+namespace {
+
+constexpr int64_t kNoSlice = int64_t{1} << 40;  // larger than any slice: min_slice of ∅
+
+z3::expr id_val(z3::context& c, int i) { return c.int_val(i + 1); }
+
+}  // namespace
+
+Model::Model(Numbers& num, const Options& o)
+    : num_(num),
+      o_(o),
+      p_(o.params.preset),
+      tick_(o.params.tick_ns()),
+      base_(o.params.base_slice_ns()),
+      base_norm_(o.params.base_slice_norm_ns()),
+      max_delta_(o.max_delta_ns > 0 ? o.max_delta_ns : o.params.tick_ns()) {}
+
+// ---------------------------------------------------------------------------------------------
+// Choices, creation and the structural domain
+
+Choice Model::fresh_choice(const std::string& p) {
+  z3::context& c = num_.ctx();
+  return {c.int_const((p + ".op").c_str()), c.int_const((p + ".task").c_str()),
+          num_.var(p + ".delta"),           c.int_const((p + ".weight").c_str()),
+          num_.var(p + ".slice"),           c.bool_const((p + ".sleep").c_str())};
+}
+
+z3::expr Model::choice_domain(const Choice& ch) {
+  z3::context& c = num_.ctx();
+  z3::expr w_in = c.bool_val(false);
+  for (int64_t w : o_.weights) w_in = w_in || ch.weight == c.int_val(w);
+  z3::expr r_in = c.bool_val(false);
+  for (int64_t r : o_.slices) r_in = r_in || ch.slice == num_.lit(r);
+  return ch.kind >= 0 && ch.kind < static_cast<int>(StepKind::Count) && ch.target >= 1 &&
+         ch.target <= static_cast<int>(o_.tasks) && num_.le(num_.zero(), ch.delta) &&
+         num_.le(ch.delta, num_.lit(max_delta_)) && num_.is_integral(ch.delta) && w_in && r_in;
+}
+
+z3::expr Model::initial(const SymState& s) {
+  z3::context& c = num_.ctx();
+  z3::expr r = s.curr == 0 && !s.has_prot && s.v_empty == num_.zero() && s.fluid == num_.zero() &&
+               s.seq_ctr == 0 && s.prot == num_.zero();
+  for (const SymEntity& x : s.e) {
+    z3::expr slice_in = c.bool_val(false);
+    for (int64_t sl : o_.slices)
+      slice_in = slice_in ||
+                 (sl == 0 ? !x.custom && x.r == base_slice() : x.custom && x.r == num_.lit(sl));
+    r = r && slice_in && x.v == num_.zero() && x.d == num_.zero() && x.vl == num_.zero() &&
+        x.rho == num_.zero() && !x.rel && !x.cut && x.is_new && x.st == kSleeping && x.seq == 0;
+  }
+  return r && domain(s);
+}
+
+z3::expr Model::domain(const SymState& s) {
+  z3::context& c = num_.ctx();
+  z3::expr r = s.curr >= 0 && s.curr <= s.n() && s.seq_ctr >= 0;
+  for (int i = 0; i < s.n(); ++i) {
+    const SymEntity& x = s.e[i];
+    z3::expr w_in = c.bool_val(false);
+    for (int64_t w : o_.weights) w_in = w_in || x.w == c.int_val(w);
+    z3::expr r_in = !x.custom && x.r == base_slice();
+    for (int64_t sl : o_.slices)
+      if (sl != 0) r_in = r_in || (x.custom && x.r == num_.lit(sl));
+    r = r && w_in && r_in && x.st >= kSleeping && x.st <= kDelayed && x.seq >= 0 &&
+        x.seq <= s.seq_ctr && z3::implies(s.curr == i + 1, x.st == kQueued) &&
+        z3::implies(x.rel, x.st == kSleeping);
+    if (!p_.has(Feature::DELAY_DEQUEUE)) r = r && x.st != kDelayed;
+    if (!num_.exact()) {
+      // Keep every value far inside s64 (SPEC.md §7's margins): |x| < 2^48.
+      const z3::expr lim = num_.lit(int64_t{1} << 48);
+      for (const z3::expr* f : {&x.v, &x.d, &x.rho, &x.vl})
+        r = r && num_.lt(*f, lim) && num_.lt(-lim, *f);
+    }
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queue membership and the fluid clock (§3)
+
+SymState Model::insert(const SymState& s, int i) {
+  SymState t = s;
+  t.seq_ctr = s.seq_ctr + 1;
+  t.e[i].seq = t.seq_ctr;
+  return t;
+}
+
+// TR eq. 18 on the ghost; V_∅ := V when the queue empties. W and V before the leave.
+SymState Model::leave(const SymState& s, int i) {
+  const z3::expr V = avg_vruntime(num_, s);
+  const SymEntity& x = s.e[i];
+  SymState t = s;
+  t.e[i].st = num_.ctx().int_val(kSleeping);
+  const WeightSum rest = queue_weights(t);
+  const z3::expr last = !queue_nonempty(t);
+  z3::expr moved = s.fluid;
+  if (num_.exact() && o_.mutation != Mutation::NoLeaveRule)
+    moved = s.fluid + num_.divsum(num_.mulw(x.w, s.fluid - x.v), rest, false);
+  t.fluid = z3::ite(last, V, moved);
+  t.v_empty = z3::ite(last, V, s.v_empty);
+  return t;
+}
+
+// TR eq. 19 on the ghost; W before the join.
+SymState Model::join(const SymState& s, int i) {
+  const SymEntity& x = s.e[i];
+  SymState t = s;
+  t.e[i].st = num_.ctx().int_val(kQueued);
+  const z3::expr was_empty = !queue_nonempty(s);
+  if (num_.exact())  // linux64 keeps no ghost: its INV-LAG-SUM is the floored form (§6)
+    t.fluid =
+        z3::ite(was_empty, x.v,
+                s.fluid - num_.divsum(num_.mulw(x.w, s.fluid - x.v), queue_weights(t), false));
+  return insert(t, i);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.7 entity_lag and the rejoin strategies
+
+z3::expr Model::clamp_limit(const SymEntity& x) {
+  return num_.vdelta(num_.max(num_.mulw_const(2, x.r), tick()), x.w);
+}
+
+z3::expr Model::entity_lag(const SymState& s, int i, const z3::expr& V) {
+  const z3::expr l = V - s.e[i].v;
+  if (p_.clamp != LagClamp::TwiceSlice) return l;
+  const z3::expr lim = clamp_limit(s.e[i]);
+  return num_.min(num_.max(l, -lim), lim);
+}
+
+z3::expr Model::saved_lag(const SymState& s, int i, const z3::expr& V) {
+  const z3::expr l = entity_lag(s, i, V);
+  if (p_.rejoin_strategy == 2) return num_.zero();
+  if (p_.rejoin_strategy == 3) return num_.min(l, num_.zero());
+  return l;
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.3 place_entity, enqueue_entity; §4.9 requeue of a delayed entity
+
+SymState Model::place_entity(const SymState& s, int i, bool initial_known,
+                             const z3::expr& initial) {
+  const z3::expr V = avg_vruntime(num_, s);
+  const WeightSum W = queue_weights(s);
+  const z3::expr Wi = num_.weight_int(W);
+  SymState t = s;
+  SymEntity& x = t.e[i];
+  x.r = z3::ite(x.custom, x.r, base_slice());
+  z3::expr vs = num_.vdelta(x.r, x.w);
+  z3::expr l = num_.zero();
+  if (p_.has(Feature::PLACE_LAG)) {
+    z3::expr lag = x.vl;
+    if (p_.join == JoinRule::Inflate && o_.mutation != Mutation::NoInflation) {
+      WeightSum with = W;
+      with.terms.emplace_back(num_.ctx().bool_val(true), x.w);
+      lag = num_.divsum(num_.mulsum(with, x.vl), W, false);  // vl·(W + w)/W
+    }
+    l = z3::ite(Wi != 0 && x.vl != num_.zero(), lag, num_.zero());
+  }
+  x.v = V - l;
+  if (p_.has(Feature::PLACE_DEADLINE_INITIAL) && initial_known)
+    vs = z3::ite(initial, num_.half(vs), vs);
+  const z3::expr fresh_d = x.v + vs;
+  // ρ := vs·w/N exactly; Linux keeps no ρ, so linux64 uses the request it meant: r (or r/2).
+  z3::expr rho = x.r;
+  if (num_.exact())
+    rho = num_.mulw(x.w, vs) * num_.ratio(1, kNice0Weight);
+  else if (p_.has(Feature::PLACE_DEADLINE_INITIAL) && initial_known)
+    rho = z3::ite(initial, num_.half(x.r), x.r);
+  x.d = z3::ite(s.e[i].rel, x.v + s.e[i].d, fresh_d);
+  x.rho = z3::ite(s.e[i].rel, s.e[i].rho, rho);
+  x.cut = z3::ite(s.e[i].rel, s.e[i].cut, num_.ctx().bool_val(false));
+  x.rel = num_.ctx().bool_val(false);
+  return t;
+}
+
+SymState Model::enqueue_entity(const SymState& s, int i) {
+  z3::context& c = num_.ctx();
+  const SymEntity& x = s.e[i];
+  // From sleep: place, join, no longer new.
+  SymState woke = join(place_entity(s, i, true, x.is_new), i);
+  woke.e[i].is_new = c.bool_val(false);
+  // From delayed (§4.9): under DELAY_ZERO a positive lag restarts the entity at V.
+  SymState requeued = s;
+  if (p_.has(Feature::DELAY_ZERO)) {
+    const z3::expr V = avg_vruntime(num_, s);
+    SymState restart = leave(s, i);
+    restart.e[i].vl = num_.zero();
+    restart = join(place_entity(restart, i, false, c.bool_val(false)), i);
+    requeued = select(num_.lt(num_.zero(), entity_lag(s, i, V)), restart, s);
+  }
+  requeued.e[i].st = c.int_val(kQueued);
+  return select(x.st == kDelayed, requeued, woke);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.7 dequeue_entity, §4.9 delayed dequeue
+
+SymState Model::put_prev_entity(const SymState& s) {
+  SymState t = s;
+  for (int j = 0; j < s.n(); ++j) t = select(s.curr == j + 1 && queued(s.e[j]), insert(t, j), t);
+  t.curr = num_.ctx().int_val(0);
+  t.has_prot = num_.ctx().bool_val(false);
+  return t;
+}
+
+SymState Model::dequeue_entity(const SymState& s, int i, const z3::expr& sleep) {
+  z3::context& c = num_.ctx();
+  const z3::expr was_curr = s.curr == i + 1;
+  // Delayed: stays in Q, back into the tree if it was running.
+  SymState delayed = s;
+  delayed.e[i].st = c.int_val(kDelayed);
+  delayed = select(was_curr, put_prev_entity(delayed), delayed);
+  const z3::expr delay =
+      sleep && c.bool_val(p_.has(Feature::DELAY_DEQUEUE)) && !eligible(num_, s, i);
+
+  const z3::expr vl = saved_lag(s, i, avg_vruntime(num_, s));
+  SymState gone = s;
+  if (p_.has(Feature::PLACE_REL_DEADLINE)) {
+    gone.e[i].d = z3::ite(sleep, s.e[i].d, s.e[i].d - s.e[i].v);
+    gone.e[i].rel = !sleep;
+  }
+  gone.curr = z3::ite(was_curr, c.int_val(0), s.curr);
+  gone.has_prot = z3::ite(was_curr, c.bool_val(false), s.has_prot);
+  gone = leave(gone, i);
+  gone.e[i].vl = vl;
+  return select(delay, delayed, gone);
+}
+
+SymState Model::finish_delayed_dequeue(const SymState& s, int i) {
+  z3::expr vl = saved_lag(s, i, avg_vruntime(num_, s));
+  if (p_.has(Feature::DELAY_ZERO)) vl = num_.min(vl, num_.zero());
+  SymState t = leave(s, i);
+  t.e[i].vl = vl;
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.1 update_curr, §4.2 entity_tick
+
+SymState Model::update_deadline(const SymState& s, int i) {
+  const SymEntity& x = s.e[i];
+  SymState t = s;
+  SymEntity& y = t.e[i];
+  y.r = z3::ite(x.custom, x.r, base_slice());
+  y.d = x.v + num_.vdelta(y.r, x.w);
+  y.rho = y.r;
+  y.cut = num_.ctx().bool_val(false);
+  return select(num_.le(x.d, x.v), t, s);
+}
+
+SymState Model::update_curr(const SymState& s, const z3::expr& delta) {
+  SymState out = s;
+  for (int i = 0; i < s.n(); ++i) {
+    SymState t = s;
+    t.e[i].v = s.e[i].v + num_.vdelta(delta, s.e[i].w);
+    if (num_.exact()) t.fluid = s.fluid + num_.divsum(num_.mulN(delta), queue_weights(s), false);
+    out = select(s.curr == i + 1, update_deadline(t, i), out);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.5 protection
+
+z3::expr Model::protect_slice(const SymState& s) {
+  z3::context& c = num_.ctx();
+  if (p_.protection == Protection::None) return c.bool_val(false);
+  z3::expr r = c.bool_val(false);
+  for (int i = 0; i < s.n(); ++i) {
+    const z3::expr on =
+        p_.protection == Protection::Stash ? s.prot == s.e[i].d : num_.lt(s.e[i].v, s.prot);
+    r = r || (s.curr == i + 1 && s.has_prot && on);
+  }
+  return r;
+}
+
+SymState Model::set_protect_slice(const SymState& s, int i) {
+  z3::context& c = num_.ctx();
+  SymState t = s;
+  const SymEntity& x = s.e[i];
+  t.has_prot = c.bool_val(false);
+  if (p_.protection == Protection::Stash && p_.has(Feature::RUN_TO_PARITY)) {
+    t.has_prot = c.bool_val(true);
+    t.prot = x.d;
+  } else if (p_.protection == Protection::Vprot) {
+    z3::expr sl = p_.has(Feature::RUN_TO_PARITY) ? min_slice(num_, s, num_.lit(kNoSlice))
+                                                 : num_.lit(base_norm_);
+    sl = num_.min(sl, x.r);
+    t.has_prot = c.bool_val(true);
+    t.prot = z3::ite(sl != x.r, num_.min(x.d, x.v + num_.vdelta(sl, x.w)), x.d);
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.4 pick
+
+z3::expr Model::pick_eevdf(const SymState& s, bool protect) {
+  z3::context& c = num_.ctx();
+  const int n = s.n();
+  std::vector<z3::expr> elig, cand;
+  z3::expr count = c.int_val(0);
+  for (int j = 0; j < n; ++j) {
+    elig.push_back(eligible(num_, s, j));
+    cand.push_back(queued(s.e[j]) && s.curr != j + 1 && elig.back());
+    count = count + z3::ite(queued(s.e[j]), c.int_val(1), c.int_val(0));
+  }
+  // Step 5: the eligible tree entity with the least (d, seq).
+  z3::expr best = c.int_val(0);
+  for (int j = n - 1; j >= 0; --j) {
+    z3::expr least = cand[j];
+    for (int k = 0; k < n; ++k)
+      if (k != j)
+        least =
+            least && z3::implies(cand[k], num_.lt(s.e[j].d, s.e[k].d) ||
+                                              (s.e[j].d == s.e[k].d && s.e[j].seq < s.e[k].seq));
+    best = z3::ite(least, id_val(c, j), best);
+  }
+  // Step 6: curr, if eligible, wins with a strictly earlier deadline (or with no other choice).
+  z3::expr pick = best;
+  z3::expr only = c.int_val(0);
+  for (int j = n - 1; j >= 0; --j) {
+    z3::expr beats = elig[j];
+    for (int k = 0; k < n; ++k)
+      if (k != j) beats = beats && z3::implies(cand[k], num_.lt(s.e[j].d, s.e[k].d));
+    pick = z3::ite(s.curr == j + 1 && beats, id_val(c, j), pick);
+    // Step 4: protected curr.
+    if (protect) pick = z3::ite(s.curr == j + 1 && elig[j] && protect_slice(s), id_val(c, j), pick);
+    only = z3::ite(queued(s.e[j]), id_val(c, j), only);
+  }
+  return z3::ite(count == 1, only, pick);  // step 1
+}
+
+SymState Model::set_next_entity(const SymState& s, int i) {
+  SymState t = put_prev_entity(s);
+  t.curr = num_.ctx().int_val(i + 1);
+  t = set_protect_slice(t, i);
+  return select(s.curr == i + 1, s, t);  // the same task: nothing is re-armed
+}
+
+SymState Model::materialize(const SymState& s, z3::expr_vector& defs) {
+  SymState m = fresh_state(num_, s.n(), "m!" + std::to_string(materialized_++));
+  defs.push_back(equal(m, s));
+  return m;
+}
+
+SymState Model::pick_next_entity(const SymState& s) {
+  z3::context& c = num_.ctx();
+  z3::expr_vector defs(c);
+  SymState cur = s;
+  // A delayed pick completes that dequeue and picks again (§4.9): at most N rounds.
+  const int rounds = p_.has(Feature::DELAY_DEQUEUE) ? s.n() : 0;
+  for (int round = 0; round < rounds; ++round) {
+    const z3::expr choice = pick_eevdf(cur, true);
+    SymState next = cur;
+    for (int j = 0; j < s.n(); ++j)
+      next =
+          select(choice == j + 1 && cur.e[j].st == kDelayed, finish_delayed_dequeue(cur, j), next);
+    cur = materialize(next, defs);
+  }
+  const z3::expr choice = pick_eevdf(cur, true);
+  SymState out = put_prev_entity(cur);
+  for (int j = 0; j < s.n(); ++j) out = select(choice == j + 1, set_next_entity(cur, j), out);
+  for (const z3::expr& d : defs) extra_defs_.push_back(d);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.8 reweight
+
+SymState Model::reweight_entity(const SymState& s, int i, const z3::expr& w2) {
+  z3::context& c = num_.ctx();
+  const SymEntity& x = s.e[i];
+  const auto scale = [&](const z3::expr& y) { return num_.scale(y, x.w, w2); };
+
+  SymState asleep = s;
+  asleep.e[i].vl = scale(x.vl);
+  asleep.e[i].d = z3::ite(x.rel, scale(x.d), x.d);
+  asleep.e[i].w = w2;
+
+  const z3::expr is_curr = s.curr == i + 1;
+  const z3::expr V = avg_vruntime(num_, s);
+  SymState q = s;
+  switch (p_.reweight) {
+    case ReweightRule::KeepV:
+      q.e[i].d = x.v + scale(x.d - x.v);
+      q.e[i].w = w2;
+      break;
+    case ReweightRule::Rescale: {
+      const z3::expr l = entity_lag(s, i, V);
+      q.e[i].cut = x.cut || l != V - x.v;
+      q.e[i].v = V - scale(l);
+      q.e[i].d = V + scale(x.d - V);
+      q.e[i].w = w2;
+      q = select(is_curr, q, insert(q, i));
+      break;
+    }
+    case ReweightRule::Place: {
+      const z3::expr l = entity_lag(s, i, V);
+      const z3::expr rel = x.d - x.v;
+      SymState t = select(is_curr, s, leave(s, i));
+      t.e[i].vl = scale(l);
+      t.e[i].d = scale(rel);
+      t.e[i].rel = c.bool_val(true);
+      t.e[i].w = w2;
+      t = place_entity(t, i, false, c.bool_val(false));
+      SymState joined = join(t, i);
+      joined.e[i].st = x.st;
+      q = select(is_curr, t, joined);
+      break;
+    }
+  }
+  if (num_.exact()) q.fluid = avg_vruntime(num_, q);  // §3: INV-REWEIGHT judges the move, once
+  return select(queued(x), q, asleep);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4.10 set_slice, §4.11 yield
+
+SymState Model::set_slice(const SymState& s, int i, const z3::expr& r) {
+  SymState t = s;
+  t.e[i].custom = r != num_.zero();
+  t.e[i].r = z3::ite(r != num_.zero(), r, base_slice());
+  return t;
+}
+
+SymState Model::yield_task(const SymState& s) {
+  z3::context& c = num_.ctx();
+  z3::expr count = c.int_val(0);
+  for (const SymEntity& x : s.e) count = count + z3::ite(queued(x), c.int_val(1), c.int_val(0));
+  SymState out = s;
+  for (int i = 0; i < s.n(); ++i) {
+    SymState t = s;
+    t.e[i].d = s.e[i].d + num_.vdelta(s.e[i].r, s.e[i].w);
+    t.e[i].rho = s.e[i].rho + s.e[i].r;
+    out = select(s.curr == i + 1 && count > 1, t, out);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The relations
+
+z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& next) {
+  const auto kind = [&](StepKind k) { return ch.kind == static_cast<int>(k); };
+  z3::expr r = choice_domain(ch);
+  for (int i = 0; i < s.n(); ++i) {
+    const z3::expr at = ch.target == i + 1;
+    r = r && z3::implies(kind(StepKind::Enqueue) && at,
+                         s.e[i].st != kQueued && equal(next, enqueue_entity(s, i)));
+    r = r && z3::implies(kind(StepKind::Dequeue) && at,
+                         s.e[i].st == kQueued && equal(next, dequeue_entity(s, i, ch.sleep)));
+    r = r &&
+        z3::implies(kind(StepKind::Reweight) && at, equal(next, reweight_entity(s, i, ch.weight)));
+    r = r && z3::implies(kind(StepKind::SetSlice) && at, equal(next, set_slice(s, i, ch.slice)));
+  }
+  r = r && z3::implies(kind(StepKind::Pick), equal(next, pick_next_entity(s)));
+  r = r && z3::implies(kind(StepKind::Run), equal(next, update_curr(s, ch.delta)));
+  r = r && z3::implies(kind(StepKind::Tick), equal(next, update_curr(s, num_.zero())));
+  r = r && z3::implies(kind(StepKind::Yield), s.curr != 0 && equal(next, yield_task(s)));
+  for (const z3::expr& d : num_.take_definitions()) r = r && d;
+  for (const z3::expr& d : extra_defs_) r = r && d;
+  extra_defs_.clear();
+  return r;
+}
+
+z3::expr Model::steady_transition(const SymState& s, const Choice& ch, const SymState& next) {
+  z3::context& c = num_.ctx();
+  z3::expr_vector defs(c);
+  const SymState picked = materialize(pick_next_entity(s), defs);
+  z3::expr run =
+      num_.lt(num_.zero(), ch.delta) && num_.le(ch.delta, tick()) && num_.is_integral(ch.delta);
+  if (p_.protection == Protection::None) {
+    // §4.5, paper: the picked client runs for min(q, ⌈(d − v)·w/N⌉).
+    for (int i = 0; i < s.n(); ++i) {
+      const SymEntity& x = picked.e[i];
+      const z3::expr rest = num_.mulw(x.w, x.d - x.v);  // N·remaining request
+      const z3::expr ceil =
+          num_.le(rest, num_.mulN(ch.delta)) && num_.lt(num_.mulN(ch.delta - num_.lit(1)), rest);
+      run = run && z3::implies(picked.curr == i + 1,
+                               z3::ite(num_.le(rest, num_.mulN(tick())), ceil, ch.delta == tick()));
+    }
+  }
+  z3::expr r = picked.curr != 0 && run && equal(next, update_curr(picked, ch.delta)) &&
+               ch.kind == static_cast<int>(StepKind::Run) && ch.target == 1;
+  for (const z3::expr& d : defs) r = r && d;
+  for (const z3::expr& d : num_.take_definitions()) r = r && d;
+  for (const z3::expr& d : extra_defs_) r = r && d;
+  extra_defs_.clear();
+  return r;
+}
+
+}  // namespace vlag::prove::detail

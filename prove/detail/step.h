@@ -1,0 +1,91 @@
+// SPEC.md §4 as a transition relation: one step chooses an operation, its target and arguments
+// (the Choice), requires the operation's precondition and relates σ to σ'. Each operation is
+// written after the reference function of the same name (reference/runqueue.cpp), so that the
+// property test can hold the two against each other.
+#pragma once
+
+#include <z3++.h>
+
+#include <string>
+
+#include "prove/detail/state.h"
+#include "prove/prove.h"
+
+namespace vlag::prove::detail {
+
+/// The operations a step may choose, in this order (the Int value of Choice::kind).
+enum class StepKind : int { Enqueue, Dequeue, Pick, Run, Tick, Reweight, SetSlice, Yield, Count };
+
+struct Choice {
+  z3::expr kind;    // Int, a StepKind
+  z3::expr target;  // Int, task id 1..N
+  z3::expr delta;   // Num, ns (Run)
+  z3::expr weight;  // Int (Reweight)
+  z3::expr slice;   // Num, 0 = base slice (SetSlice)
+  z3::expr sleep;   // Bool (Dequeue)
+};
+
+class Model {
+ public:
+  Model(Numbers& num, const Options& o);
+
+  Numbers& num() { return num_; }
+  const Options& options() const { return o_; }
+
+  Choice fresh_choice(const std::string& prefix);
+  /// Ranges of a choice: kind, target, δ ∈ [0, max δ] integral, weight and slice in their sets.
+  z3::expr choice_domain(const Choice& c);
+  /// Constraints of the creation: every entity new and sleeping, weight and slice in their sets.
+  z3::expr initial(const SymState& s);
+  /// What every reachable state satisfies structurally (types, ranges, curr ∈ Q).
+  z3::expr domain(const SymState& s);
+
+  /// σ → σ' for the chosen operation, precondition included.
+  z3::expr transition(const SymState& s, const Choice& c, const SymState& next);
+  /// The steady-system driver of SPEC.md §6 (THM-LAG-BOUND): a decision (pick), then the picked
+  /// entity runs: paper: min(q, its remaining request) (§4.5); Linux: 0 < δ ≤ TICK, after which
+  /// the next decision is taken (a tick or any update_curr).
+  z3::expr steady_transition(const SymState& s, const Choice& c, const SymState& next);
+
+  // The operations (SPEC.md §4), each on a concrete target index i (0-based).
+  SymState enqueue_entity(const SymState& s, int i);
+  SymState dequeue_entity(const SymState& s, int i, const z3::expr& sleep);
+  SymState pick_next_entity(const SymState& s);
+  SymState update_curr(const SymState& s, const z3::expr& delta);
+  SymState reweight_entity(const SymState& s, int i, const z3::expr& w);
+  SymState set_slice(const SymState& s, int i, const z3::expr& r);
+  SymState yield_task(const SymState& s);
+  /// §4.4: the task id pick_eevdf(protect) returns (0: none).
+  z3::expr pick_eevdf(const SymState& s, bool protect);
+  /// §4.5: curr is protected.
+  z3::expr protect_slice(const SymState& s);
+  z3::expr entity_lag(const SymState& s, int i, const z3::expr& V);
+  z3::expr clamp_limit(const SymEntity& x);
+
+  z3::expr base_slice() { return num_.lit(base_); }
+  z3::expr tick() { return num_.lit(tick_); }
+
+ private:
+  z3::expr saved_lag(const SymState& s, int i, const z3::expr& V);
+  SymState place_entity(const SymState& s, int i, bool initial_known, const z3::expr& initial);
+  SymState leave(const SymState& s, int i);
+  SymState join(const SymState& s, int i);
+  SymState insert(const SymState& s, int i);
+  SymState put_prev_entity(const SymState& s);
+  SymState set_next_entity(const SymState& s, int i);
+  SymState finish_delayed_dequeue(const SymState& s, int i);
+  SymState set_protect_slice(const SymState& s, int i);
+  SymState update_deadline(const SymState& s, int i);
+  /// Copies the terms of s into fresh constants tied to them: keeps the unrolled pick small.
+  SymState materialize(const SymState& s, z3::expr_vector& defs);
+
+  Numbers& num_;
+  const Options& o_;
+  const Preset& p_;
+  int64_t tick_, base_, base_norm_;
+  int64_t max_delta_;
+  int materialized_ = 0;
+  std::vector<z3::expr> extra_defs_;
+};
+
+}  // namespace vlag::prove::detail

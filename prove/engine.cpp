@@ -1,0 +1,382 @@
+// BMC with iterative deepening and k-induction over the symbolic model (prove/detail/).
+// Depth k of BMC asks: is there a schedule of k steps from creation whose last step violates
+// the invariant? Depths are tried in order, so the first counterexample is a shortest one.
+// k-induction asks: can k steps that keep the invariant (and its lemma) from *any* state be
+// followed by one that breaks it? If not, and BMC found nothing up to k, it holds at every depth.
+#include <z3++.h>
+
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include "prove/detail/properties.h"
+#include "prove/prove.h"
+#include "prove/replay.h"
+#include "spec/error.h"
+
+namespace vlag::prove {
+namespace {
+
+using namespace detail;
+using Clock = std::chrono::steady_clock;
+
+// Interrupts the solver on Ctrl-C (stop) or when the time budget is spent.
+class Watchdog {
+ public:
+  Watchdog(z3::context& ctx, double timeout_s, std::atomic<bool>* stop)
+      : thread_([this, &ctx, timeout_s, stop] {
+          const auto start = Clock::now();
+          while (!done_) {
+            const double t = std::chrono::duration<double>(Clock::now() - start).count();
+            if ((stop && *stop) || (timeout_s > 0 && t > timeout_s)) {
+              reason_ = stop && *stop ? "interrupted" : "timeout";
+              ctx.interrupt();
+              return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+        }) {}
+  ~Watchdog() {
+    done_ = true;
+    thread_.join();
+  }
+  const char* reason() const { return reason_; }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::atomic<const char*> reason_{nullptr};
+  std::thread thread_;
+};
+
+struct Figures {
+  int64_t conflicts = 0, decisions = 0;
+  double memory_mb = 0;
+};
+
+Figures figures(const z3::solver& s) {
+  Figures f;
+  const z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i) {
+    const std::string k = st.key(i);
+    if (k.find("conflicts") != std::string::npos && st.is_uint(i)) f.conflicts += st.uint_value(i);
+    if (k.find("decisions") != std::string::npos && st.is_uint(i)) f.decisions += st.uint_value(i);
+    if (k == "max memory" && st.is_double(i)) f.memory_mb = st.double_value(i);
+  }
+  return f;
+}
+
+int64_t as_int(Numbers& num, const z3::model& m, const z3::expr& x) {
+  return std::stoll(num.value(m, x));
+}
+
+// The schedule a model describes, as spec operations from creation on.
+std::vector<Op> decode(Numbers& num, const z3::model& m, const SymState& s0,
+                       const std::vector<Choice>& steps, bool steady) {
+  std::vector<Op> ops;
+  for (int i = 0; i < s0.n(); ++i) {
+    const SymEntity& x = s0.e[i];
+    const bool custom = m.eval(x.custom, true).is_true();
+    ops.push_back({OpKind::Create, i + 1, m.eval(x.w, true).get_numeral_int64(),
+                   custom ? as_int(num, m, x.r) : 0});
+  }
+  if (steady)
+    for (int i = 0; i < s0.n(); ++i) ops.push_back({OpKind::Enqueue, i + 1});
+  for (const Choice& c : steps) {
+    const auto kind = static_cast<StepKind>(m.eval(c.kind, true).get_numeral_int());
+    const TaskId id = m.eval(c.target, true).get_numeral_int64();
+    if (steady) {
+      ops.push_back({OpKind::Pick});
+      ops.push_back({OpKind::Run, 0, as_int(num, m, c.delta)});
+      continue;
+    }
+    switch (kind) {
+      case StepKind::Enqueue:
+        ops.push_back({OpKind::Enqueue, id});
+        break;
+      case StepKind::Dequeue:
+        ops.push_back(
+            {OpKind::Dequeue, id, 0, 0, m.eval(c.sleep, true).is_true() ? kDequeueSleep : 0u});
+        break;
+      case StepKind::Pick:
+        ops.push_back({OpKind::Pick});
+        break;
+      case StepKind::Run:
+        ops.push_back({OpKind::Run, 0, as_int(num, m, c.delta)});
+        break;
+      case StepKind::Tick:
+        ops.push_back({OpKind::Tick});
+        break;
+      case StepKind::Reweight:
+        ops.push_back({OpKind::Reweight, id, m.eval(c.weight, true).get_numeral_int64()});
+        break;
+      case StepKind::SetSlice:
+        ops.push_back({OpKind::SetSlice, id, as_int(num, m, c.slice)});
+        break;
+      case StepKind::Yield:
+      case StepKind::Count:
+        ops.push_back({OpKind::Yield});
+        break;
+    }
+  }
+  return ops;
+}
+
+class Prover {
+ public:
+  Prover(const Options& o, const std::function<void(const Progress&)>& progress,
+         std::atomic<bool>* stop)
+      : o_(o),
+        progress_(progress),
+        num_(ctx_, o.arith, o.weights),
+        model_(num_, o),
+        watchdog_(ctx_, o.timeout_s, stop) {
+    for (const auto& inv : invariants())
+      if (inv.id == o.invariant) info_ = inv;
+  }
+
+  Result run() {
+    Result r = search();
+    r.seconds = elapsed();
+    return r;
+  }
+
+ private:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  void report(const z3::solver& s, int depth, const char* phase) {
+    const Figures f = figures(s);
+    last_ = f;
+    if (progress_) progress_({depth, phase, elapsed(), f.conflicts, f.memory_mb});
+  }
+
+  void fill(Result& r) const {
+    r.conflicts = last_.conflicts;
+    r.decisions = last_.decisions;
+    r.memory_mb = last_.memory_mb;
+  }
+
+  Result unknown(Result r, const z3::solver& s, const std::string& established) {
+    r.verdict = Verdict::Unknown;
+    const char* why = watchdog_.reason();
+    r.note = std::string(why ? why : s.reason_unknown().c_str()) + "; " + established;
+    fill(r);
+    return r;
+  }
+
+  // The violation of step b → a. The quotients it defines are asserted for good, outside the
+  // push: they are functions of the state, so they constrain nothing else.
+  z3::expr violation(z3::solver& s, const SymState& b, const Choice& c, const SymState& a) {
+    z3::expr v = bad(model_, o_.invariant, b, c, a);
+    if (info_.inductive && o_.induction) v = v || !lemma(model_, o_.invariant, a);
+    add_definitions(s);
+    return v;
+  }
+
+  // One unrolling: the BMC one from creation (s…) or the induction one from any state (t…).
+  struct Unrolling {
+    z3::solver solver;
+    SymState first, last;
+    std::vector<Choice> steps;
+    int scope;
+  };
+
+  Unrolling unrolling(unsigned scope) {
+    num_.set_scope(scope);
+    const SymState first = fresh_state(num_, o_.tasks, scope == 0 ? "s0" : "t0");
+    return {z3::solver(ctx_), first, first, {}, static_cast<int>(scope)};
+  }
+
+  void add_definitions(z3::solver& s) {
+    for (const z3::expr& d : num_.take_definitions()) s.add(d);
+  }
+
+  Unrolling base() {
+    Unrolling u = unrolling(0);
+    u.solver.add(model_.initial(u.first));
+    if (info_.steady) {  // every entity joins at zero lag before the first decision
+      SymState joined = u.first;
+      for (int i = 0; i < o_.tasks; ++i) joined = model_.enqueue_entity(joined, i);
+      u.last = fresh_state(num_, o_.tasks, "s0j");
+      u.solver.add(equal(u.last, joined));
+      add_definitions(u.solver);
+    }
+    return u;
+  }
+
+  Unrolling step() {
+    Unrolling u = unrolling(1);
+    u.solver.add(lemma(model_, o_.invariant, u.first));
+    if (is_state_invariant(o_.invariant)) u.solver.add(!bad_state(model_, o_.invariant, u.first));
+    add_definitions(u.solver);
+    return u;
+  }
+
+  // Adds step k to u and asks whether it can violate the invariant. On unsat the step is kept
+  // as a hypothesis (the invariant and its lemma hold after it) for the induction unrolling.
+  z3::check_result extend(Unrolling& u, int k, const char* phase) {
+    num_.set_scope(u.scope);
+    const std::string tag = (u.scope == 0 ? "s" : "t") + std::to_string(k);
+    const Choice ch = model_.fresh_choice("c" + tag);
+    const SymState next = fresh_state(num_, o_.tasks, tag);
+    u.solver.add(info_.steady ? model_.steady_transition(u.last, ch, next)
+                              : model_.transition(u.last, ch, next));
+    const z3::expr v = violation(u.solver, u.last, ch, next);
+    u.solver.push();
+    u.solver.add(v);
+    const z3::check_result res = u.solver.check();
+    report(u.solver, k, phase);
+    if (res != z3::unsat) {
+      const SymState before = u.last;
+      u.steps.push_back(ch);
+      u.last = next;
+      if (res == z3::sat) model_step_ = {before, ch};
+      return res;
+    }
+    u.solver.pop();
+    if (u.scope == 1) {
+      u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
+      u.solver.add(lemma(model_, o_.invariant, next));
+      add_definitions(u.solver);
+    }
+    u.steps.push_back(ch);
+    u.last = next;
+    return res;
+  }
+
+  // k = 1, 2, …: the base case at depth k (a counterexample is a shortest one), then, for an
+  // inductive invariant, the induction step at k.
+  Result search() {
+    Result r;
+    r.method = "bmc";
+    Unrolling b = base();
+    const bool induct = info_.inductive && o_.induction;
+    std::optional<Unrolling> t;
+    if (induct) t = step();
+    bool step_open = induct;
+    for (int k = 1; k <= o_.depth; ++k) {
+      const z3::check_result res = extend(b, k, "bmc");
+      if (res == z3::unknown) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
+      if (res == z3::sat) return found(r, b, k);
+      r.depth = k;
+      if (!step_open) continue;
+      const z3::check_result ind = extend(*t, k, "k-induction");
+      if (ind == z3::unsat) {
+        r.verdict = Verdict::Proved;
+        r.method = "k-induction";
+        fill(r);
+        return r;
+      }
+      if (ind == z3::unknown) {
+        step_open = false;
+        r.note = "induction step open at k = " + std::to_string(k) + " (" +
+                 (watchdog_.reason() ? watchdog_.reason() : t->solver.reason_unknown()) + ")";
+        if (watchdog_.reason())
+          return unknown(r, b.solver, "BMC held to depth " + std::to_string(k));
+        continue;
+      }
+      static const char* names[] = {"enqueue", "dequeue",  "pick",      "run",
+                                    "tick",    "reweight", "set_slice", "yield"};
+      const int kind = t->solver.get_model().eval(model_step_.second.kind, true).get_numeral_int();
+      r.note = "k-induction did not close up to k = " + std::to_string(k) +
+               ": the failing induction step is a " + names[kind] +
+               " from a state that keeps the invariant for k steps but is not reachable";
+      t->solver.pop();
+      t->solver.add(!bad(model_, o_.invariant, model_step_.first, model_step_.second, t->last));
+      t->solver.add(lemma(model_, o_.invariant, t->last));
+      add_definitions(t->solver);
+    }
+    r.verdict = Verdict::Held;
+    fill(r);
+    return r;
+  }
+
+  Result found(Result r, Unrolling& b, int k) {
+    const z3::model m = b.solver.get_model();
+    const auto& [before, ch] = model_step_;
+    num_.set_scope(0);
+    const z3::expr again = bad(model_, o_.invariant, before, ch, b.last);
+    if (!m.eval(again, true).is_true()) {
+      r.verdict = Verdict::Unknown;
+      r.note = "the induction lemma of " + o_.invariant + " fails at depth " + std::to_string(k) +
+               " (a lemma too strong, not a violation)";
+      fill(r);
+      return r;
+    }
+    r.verdict = Verdict::Counterexample;
+    r.depth = k;
+    r.cex = counterexample(decode(num_, m, b.first, b.steps, info_.steady));
+    fill(r);
+    return r;
+  }
+
+  Counterexample counterexample(std::vector<Op> ops) const {
+    Counterexample c;
+    const Replay rp = replay(o_, ops, info_.steady);
+    c.reference_agrees = rp.step.has_value();
+    c.violated_step = rp.step.value_or(static_cast<int>(ops.size()) - 1);
+    c.detail = rp.step ? rp.detail
+                       : "the exact reference does not flag " + o_.invariant +
+                             " on this schedule (a violation of the symbolic model only)";
+    c.promised = rp.step ? rp.promised && promised_by(o_.params.preset, o_.invariant)
+                         : promised_by(o_.params.preset, o_.invariant);
+    c.lag_reached = rp.lag_reached;
+    c.ops = std::move(ops);
+    return c;
+  }
+
+  const Options& o_;
+  const std::function<void(const Progress&)>& progress_;
+  z3::context ctx_;
+  Numbers num_;
+  Model model_;
+  InvariantInfo info_;
+  Clock::time_point start_ = Clock::now();
+  Figures last_;
+  std::pair<SymState, Choice> model_step_{fresh_state(num_, 1, "unused"),
+                                          model_.fresh_choice("unused")};
+  Watchdog watchdog_;
+};
+
+}  // namespace
+
+const std::vector<InvariantInfo>& invariants() {
+  static const std::vector<InvariantInfo> all = {
+      {"INV-LAG-SUM", true, false},        {"INV-ELIGIBLE-EXISTS", true, false},
+      {"INV-DEADLINE", true, false},       {"INV-PLACE-LAG", true, false},
+      {"INV-REWEIGHT", true, false},       {"INV-PICK-ELIGIBLE", true, false},
+      {"INV-PICK-EDF", true, false},       {"INV-LAG-CLAMP", true, false},
+      {"INV-DELAY", true, false},          {"THM-LAG-BOUND", false, true},
+      {"THM-LAG-BOUND-LINUX", false, true}};
+  return all;
+}
+
+void validate(const Options& o) {
+  bool known = false;
+  for (const auto& inv : invariants()) known = known || inv.id == o.invariant;
+  if (!known) {
+    std::string names;
+    for (const auto& inv : invariants()) names += (names.empty() ? "" : ", ") + inv.id;
+    throw Error("prove: unknown invariant '" + o.invariant + "' (one of " + names + ")");
+  }
+  if (o.tasks < 1 || o.tasks > 6) throw Error("prove: --tasks must be in 1..6");
+  if (o.depth < 1 || o.depth > 64) throw Error("prove: --depth must be in 1..64");
+  if (o.weights.empty() || o.slices.empty())
+    throw Error("prove: --weights and --slices need at least one value");
+  if (o.arith == Arith::Linux64 && o.invariant != "INV-LAG-SUM" &&
+      o.invariant != "INV-ELIGIBLE-EXISTS" && o.invariant != "INV-DEADLINE" &&
+      !o.invariant.starts_with("THM-LAG-BOUND"))
+    throw Error("prove: " + o.invariant +
+                " is encoded in exact arithmetic only; linux64 covers INV-LAG-SUM, "
+                "INV-ELIGIBLE-EXISTS, INV-DEADLINE and THM-LAG-BOUND(-LINUX)");
+  if (o.timeout_s < 0) throw Error("prove: --timeout must be ≥ 0");
+  if (o.max_delta_ns < 0) throw Error("prove: --max-delta must be ≥ 0");
+}
+
+Result run(const Options& o, const std::function<void(const Progress&)>& progress,
+           std::atomic<bool>* stop) {
+  validate(o);
+  Prover p(o, progress, stop);
+  return p.run();
+}
+
+}  // namespace vlag::prove
