@@ -13,8 +13,10 @@
 #include "cli/kernel_record.h"
 #include "sim/stats.h"
 #include "spec/error.h"
+#include "trace/kernel_import.h"
 #include "trace/perf_script.h"
 #include "trace/sched_debug.h"
+#include "trace/writer.h"
 
 namespace vlag::cli {
 namespace {
@@ -236,6 +238,49 @@ int run_snapshot(const SnapshotOptions& o) {
   return ok ? 0 : 1;
 }
 
+struct ImportOptions {
+  std::string file;
+  std::vector<std::string> snapshots;
+  std::string out;
+  int cpu = 0;
+  int hz = 250;
+  bool keep_going = false;
+};
+
+// perf script text of one CPU → spec/TRACE.md, for `vlag check`.
+int run_import(const ImportOptions& o) {
+  trace::KernelImportOptions io;
+  io.cpu = o.cpu;
+  io.hz = o.hz;
+  for (const auto& s : o.snapshots) {
+    checker::KernelCheckOptions ko;
+    checker::learn_from_snapshot(load(s), ko);
+    io.slice_of.insert(ko.slice_of.begin(), ko.slice_of.end());
+  }
+  std::ofstream file;
+  if (!o.out.empty() && o.out != "-") {
+    file.open(o.out);
+    if (!file) throw Error(o.out + ": cannot write");
+  }
+  std::ostream& out = file.is_open() ? file : std::cout;
+  trace::Writer writer(out);
+  trace::KernelImporter importer(writer, io, o.file);
+  const auto sink = [&](const trace::KernelEvent& e) { importer.on_event(e); };
+  trace::PerfParseStats stats;
+  if (o.file == "-") {
+    stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {o.keep_going});
+  } else {
+    std::ifstream in(o.file);
+    if (!in) throw Error(o.file + ": cannot open");
+    stats = trace::parse_perf_script(in, o.file, sink, {o.keep_going});
+  }
+  std::cerr << "vlag kernel import: " << stats.events << " kernel events, " << importer.written()
+            << " trace events for cpu " << o.cpu;
+  if (stats.skipped) std::cerr << ", " << stats.skipped << " malformed lines skipped";
+  std::cerr << "\n";
+  return 0;
+}
+
 struct LiveOptions {
   RecordOptions record;
   int hz = 250;
@@ -300,6 +345,18 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   check->add_flag("--keep-going", copts->keep_going, "Skip and count malformed lines");
   check->add_flag("--json", copts->json, "Machine-readable output");
   check->callback([copts, &exit_code] { exit_code = run_check(*copts); });
+
+  auto iopts = std::make_shared<ImportOptions>();
+  CLI::App* imp = kernel->add_subcommand(
+      "import", "Write one CPU's fair-class events of a perf script text as a spec/TRACE.md trace");
+  imp->add_option("file", iopts->file, "perf script text, or - for standard input")->required();
+  imp->add_option("--cpu", iopts->cpu, "The CPU whose runqueue becomes the trace")
+      ->capture_default_str();
+  imp->add_option("--snapshot", iopts->snapshots, "sched debug snapshot(s): custom slices");
+  imp->add_option("--hz", iopts->hz, "The kernel's CONFIG_HZ")->check(CLI::Range(100, 1000));
+  imp->add_option("-o,--out", iopts->out, "Output file (default: standard output)");
+  imp->add_flag("--keep-going", iopts->keep_going, "Skip and count malformed lines");
+  imp->callback([iopts, &exit_code] { exit_code = run_import(*iopts); });
 
   auto lopts = std::make_shared<LiveOptions>();
   CLI::App* rec = kernel->add_subcommand(
