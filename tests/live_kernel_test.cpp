@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
 
 #include "checker/kernel_service.h"
 #include "cli/kernel_record.h"
@@ -21,17 +22,20 @@ TEST(LiveKernel, RecordedHogsAndPeriodicTaskBehaveAsOnTheCaptures) {
   if (!missing.empty()) GTEST_SKIP() << "cannot record here: " << missing.front();
   const int cpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) - 1;
   const std::string pin = "taskset -c " + std::to_string(cpu) + " ";
-  const std::string hog = pin + VLAG_TOOL_HOG + " 2.4 ";
   char dir[] = "/tmp/vlag-live-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string stats = std::string(dir) + "/periodic.txt";
+  const std::string pids = std::string(dir) + "/hogs.txt";
+  const auto hog = [&](int nice) {
+    return pin + VLAG_TOOL_HOG + " 2.4 " + std::to_string(nice) + " " + pids + " & ";
+  };
   RecordOptions o;
   o.cpu = cpu;
   o.duration_s = 3.0;
   o.out_dir = std::string(dir) + "/rec";
   o.command = {"sh", "-c",
-               hog + "0 & " + hog + "2 & " + hog + "-3 & " + pin + VLAG_TOOL_PERIODIC +
-                   " 2.4 2000 200 500 " + stats + "; wait"};
+               hog(0) + hog(2) + hog(-3) + pin + VLAG_TOOL_PERIODIC + " 2.4 2000 200 500 " + stats +
+                   "; wait"};
   const RecordedFiles files = record(o);
   ASSERT_FALSE(files.snapshots.empty());
 
@@ -49,16 +53,20 @@ TEST(LiveKernel, RecordedHogsAndPeriodicTaskBehaveAsOnTheCaptures) {
   ASSERT_GT(periodic_pid, 0) << "the periodic task wrote no statistics";
   // The three hogs are runnable together throughout: each one's part of their CPU time follows
   // its part of their weight within 1 point, whatever else ran on the CPU.
+  std::set<int64_t> ours;
+  std::ifstream pid_list(pids);
+  for (int64_t pid = 0; pid_list >> pid;) ours.insert(pid);
+  ASSERT_EQ(ours.size(), 3u);
   double got = 0, weight = 0;
   for (const auto& [pid, t] : r.tasks)
-    if (t.comm == "hog") {
+    if (ours.count(pid)) {
       got += static_cast<double>(t.runtime_ns);
       weight += static_cast<double>(t.weight);
     }
   ASSERT_GT(got, 0);
   int hogs = 0;
   for (const auto& [pid, t] : r.tasks) {
-    if (t.comm != "hog") continue;
+    if (!ours.count(pid)) continue;
     ++hogs;
     EXPECT_NEAR(static_cast<double>(t.runtime_ns) / got, static_cast<double>(t.weight) / weight,
                 0.01)

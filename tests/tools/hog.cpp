@@ -1,14 +1,25 @@
-// A CPU hog for the live kernel test: `hog SECONDS NICE` spins for SECONDS at nice NICE.
+// A CPU hog for the live kernel test: `hog SECONDS NICE [PIDFILE]` spins for SECONDS at nice
+// NICE, appending its pid to PIDFILE first so the test can tell its hogs from anyone else's.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: hog SECONDS NICE\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: hog SECONDS NICE [PIDFILE]\n");
     return 2;
+  }
+  if (argc == 4) {
+    FILE* f = std::fopen(argv[3], "a");
+    if (!f) {
+      std::perror(argv[3]);
+      return 2;
+    }
+    std::fprintf(f, "%d\n", getpid());
+    std::fclose(f);
   }
   const double seconds = std::atof(argv[1]);
   if (setpriority(PRIO_PROCESS, 0, std::atoi(argv[2])) != 0) {
