@@ -1,6 +1,7 @@
 // vlag trace export --perfetto (trace/perfetto.h): the output is strict JSON, each task's run
 // slices add up to the run time the trace gives it, counters appear exactly when the trace
 // carries state, and bad input fails with the reader's located error.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
