@@ -42,6 +42,7 @@ void optimized_traces_hold(const std::string& preset) {
   RC_ASSERT(r.problem_count == 0);
   for (const auto& [id, st] : r.stats)
     if (judged(id) && st.violated > 0) RC_FAIL(id + ": " + st.worst + "\n" + text);
+  RC_CLASSIFY(r.events > 200, "200+ events");
   const auto edf = r.stats.find("INV-PICK-EDF");
   RC_CLASSIFY(edf != r.stats.end() && edf->second.checked >= 10, "10+ picks judged");
 }
