@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "checker/report.h"
 #include "checker/service.h"
@@ -43,13 +44,14 @@ class Checker {
   void update_view(const trace::Event& e, Status status_before);
   void refresh_from_shadow(ViewEntity& v) const;
   void apply_reported(ViewEntity& v, const trace::EntityFields& s) const;
-  void complete_delayed_dequeues(std::optional<TaskId> picked);
+  void complete_delayed_dequeues(std::optional<TaskId> picked, std::optional<int64_t> W_after);
 
   void check_pick(const trace::Event& e, bool curr_protected, std::optional<TaskId> curr_before,
                   std::optional<TaskId> next_before);
   void check_state(const trace::Event& e, const Exact& V_before, int64_t W_before,
                    const ViewEntity* before);
   void check_step(const trace::Event& e);
+  void stop_shadow(std::string_view what);
   void check_lag_sum(const trace::Event& e);
   void check_deadline(const ViewEntity& v);
   void check_place(const ViewEntity& before, const ViewEntity& after, const Exact& V_after,

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   vlag::cli::add_check_command(app, exit_code);
   vlag::cli::add_kernel_command(app, exit_code);
   vlag::cli::add_prove_command(app, exit_code);
+  vlag::cli::add_trace_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

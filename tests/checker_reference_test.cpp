@@ -28,8 +28,7 @@ RC_GTEST_PROP(CheckerProperties, ReferenceTracesHoldEveryPromisedInvariant, ()) 
       *rc::gen::inRange<size_t>(1, 6), rc::gen::pair(testing::gen_weight(), testing::gen_slice()));
   const auto ops =
       *rc::gen::container<std::vector<Op>>(testing::gen_op(static_cast<int>(tasks.size())));
-  const std::string text =
-      testing::reference_trace(make_params(preset_by_name(preset)), tasks, ops);
+  const std::string text = testing::runqueue_trace(make_params(preset_by_name(preset)), tasks, ops);
   const Report r = check_text(text);
   RC_ASSERT(r.problem_count == 0);
   const std::string found = first_violation(r, true);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `vlag check` and `vlag demo` from the outside: exit codes 0 / 1 / 2, JSON that parses, and
-# evidence files that `z3` confirms. Usage: cli_check_test.sh VLAG FIXTURES_DIR
+# `vlag check`, `vlag demo` and `vlag trace export` from the outside: exit codes 0 / 1 / 2, JSON
+# that parses, and evidence files that `z3` confirms. Usage: cli_check_test.sh VLAG FIXTURES_DIR
 set -euo pipefail
 vlag=$1 fixtures=$2
 work=$(mktemp -d)
@@ -33,4 +33,10 @@ expect 2 "$vlag" check no-such-file.jsonl
 expect 1 "$vlag" check --infer "$fixtures/infer-inconsistent.jsonl"
 grep -q "picks at lines 6 10" out.txt
 expect 0 "$vlag" check --infer "$fixtures/infer-consistent.jsonl"
+expect 0 "$vlag" trace export --perfetto demo.jsonl -o demo.perfetto.json
+grep -q '"traceEvents":\[' demo.perfetto.json
+grep -q '"ph":"X"' demo.perfetto.json
+expect 2 "$vlag" trace export --perfetto bad.jsonl
+grep -q "bad.jsonl:2: field 'ev'" err.txt
+expect 2 "$vlag" trace export demo.jsonl
 echo "cli_check_test: ok"

@@ -21,13 +21,15 @@ inline trace::Header header_for(const Params& params) {
   return h;
 }
 
-/// The trace of the ops the reference accepts (rejected ones leave no event, as in a real run).
-inline std::string reference_trace(const Params& params,
-                                   const std::vector<std::pair<int64_t, int64_t>>& tasks,
-                                   const std::vector<Op>& ops) {
+/// The trace of the ops a runqueue accepts (rejected ones leave no event, as in a real run): the
+/// reference by default, or any BasicRunqueue such as optimized::Runqueue.
+template <class Rq = reference::Runqueue>
+std::string runqueue_trace(const Params& params,
+                           const std::vector<std::pair<int64_t, int64_t>>& tasks,
+                           const std::vector<Op>& ops) {
   std::ostringstream out;
-  trace::TraceObserver<reference::Num> tracer(out, header_for(params));
-  reference::Runqueue rq(params);
+  trace::TraceObserver<typename Rq::Num> tracer(out, header_for(params));
+  Rq rq(params);
   rq.set_observer(&tracer);
   for (size_t i = 0; i < tasks.size(); ++i)
     rq.apply({OpKind::Create, static_cast<TaskId>(i + 1), tasks[i].first, tasks[i].second});

@@ -1,12 +1,13 @@
 // A runqueue observer (spec/observer.h) that writes every event it sees as a trace line. The
 // same template serves the reference (exact rationals) and runqueues in Linux's integer
-// arithmetic: both convert exactly to the trace's numbers.
+// arithmetic (LinuxTime): both convert exactly to the trace's numbers.
 #pragma once
 
 #include <gmpxx.h>
 
 #include <cstdint>
 
+#include "spec/linux_time.h"
 #include "spec/observer.h"
 #include "trace/writer.h"
 
@@ -14,6 +15,10 @@ namespace vlag::trace {
 
 inline Exact to_exact(const mpq_class& x) { return x; }
 inline Exact to_exact(int64_t x) { return Exact(mpz_class(std::to_string(x))); }
+/// A Linux time as its s64 reading (spec/TRACE.md §4): the wrapped u64 times of SPEC.md §7 start
+/// at −2^20 and stay within 2^63 of it, so the signed value is the unwrapped time, and
+/// differences of written times equal Linux's wrapped differences.
+inline Exact to_exact(LinuxTime x) { return to_exact(x.value()); }
 
 /// The trace event for one runqueue event, with every state field the runqueue reported.
 template <class Num>
