@@ -9,33 +9,23 @@
 #include <vector>
 
 #include "spec/error.h"
+#include "trace/text_fields.h"
 
 namespace vlag::trace {
 namespace {
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
-  throw Error(file + ":" + std::to_string(line) + ": " + what);
+  fail_at(file, line, what);
 }
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
+std::string trim(const std::string& s) { return std::string(trim_blanks(s)); }
 
 bool all_digits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
 int64_t to_int(std::string_view text, const std::string& file, int line, std::string_view field) {
-  int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || p != end)
-    fail(file, line,
-         "field '" + std::string(field) + "': '" + std::string(text) +
-             "' is not an integer that fits 64 bits");
-  return v;
+  return parse_int64(text, file, line, field);
 }
 
 // Linux's NR_CPUS is at most 8192: a larger CPU number is a garbled field, not a machine.
@@ -88,12 +78,6 @@ const std::array<EventKeys, 8>& event_table() {
   return t;
 }
 
-std::string_view trim_view(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -123,9 +107,9 @@ size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Fiel
     const size_t start = found[i].second;
     const size_t end =
         i + 1 < n ? found[i + 1].second - found[i + 1].first.size() - 1 : trace.size();
-    std::string_view v = trim_view(trace.substr(start, end - start));
-    if (ends_with(v, "==>")) v = trim_view(v.substr(0, v.size() - 3));
-    if (ends_with(v, "[ns]")) v = trim_view(v.substr(0, v.size() - 4));
+    std::string_view v = trim_blanks(trace.substr(start, end - start));
+    if (ends_with(v, "==>")) v = trim_blanks(v.substr(0, v.size() - 3));
+    if (ends_with(v, "[ns]")) v = trim_blanks(v.substr(0, v.size() - 4));
     out[i] = {found[i].first, v};
   }
   return n;

@@ -1,24 +1,19 @@
 #include "trace/sched_debug.h"
 
-#include <charconv>
 #include <istream>
 #include <sstream>
 
 #include "spec/error.h"
+#include "trace/text_fields.h"
 
 namespace vlag::trace {
 namespace {
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
-  throw Error(file + ":" + std::to_string(line) + ": " + what);
+  fail_at(file, line, what);
 }
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  const size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(const std::string& s) { return std::string(trim_blanks(s)); }
 
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
@@ -26,12 +21,7 @@ bool starts_with(const std::string& s, const std::string& prefix) {
 
 int64_t parse_int(const std::string& text, const std::string& file, int line,
                   const std::string& field) {
-  int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || p != end)
-    fail(file, line, "field '" + field + "': '" + text + "' is not an integer that fits 64 bits");
-  return v;
+  return parse_int64(text, file, line, field);
 }
 
 // "cfs_rq[3]:/autogroup-1" → (3, "/autogroup-1"); "cpu#1, 2445.404 MHz" → 1.

@@ -1,0 +1,31 @@
+#include "trace/text_fields.h"
+
+#include <charconv>
+
+#include "spec/error.h"
+
+namespace vlag::trace {
+
+void fail_at(const std::string& file, int line, const std::string& what) {
+  throw Error(file + ":" + std::to_string(line) + ": " + what);
+}
+
+std::string_view trim_blanks(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+int64_t parse_int64(std::string_view text, const std::string& file, int line,
+                    std::string_view field) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || p != end)
+    fail_at(file, line,
+            "field '" + std::string(field) + "': '" + std::string(text) +
+                "' is not an integer that fits 64 bits");
+  return v;
+}
+
+}  // namespace vlag::trace
