@@ -1,5 +1,6 @@
 #include "trace/sched_debug.h"
 
+#include <charconv>
 #include <istream>
 #include <sstream>
 
