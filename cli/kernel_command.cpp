@@ -16,10 +16,14 @@
 #include "trace/kernel_import.h"
 #include "trace/perf_script.h"
 #include "trace/sched_debug.h"
+#include "trace/time_merge.h"
 #include "trace/writer.h"
 
 namespace vlag::cli {
 namespace {
+
+// Events a per-CPU stream may trail the others by and still be merged in time order.
+constexpr size_t kMergeWindow = 65536;
 
 struct SnapshotOptions {
   std::vector<std::string> files;
@@ -82,7 +86,8 @@ struct CheckOptions {
 checker::KernelReport check_file(const std::string& file, const checker::KernelCheckOptions& ko,
                                  bool keep_going, trace::PerfParseStats& stats) {
   checker::KernelServiceLayer layer(file == "-" ? "<stdin>" : file, ko);
-  const auto sink = [&](const trace::KernelEvent& e) { layer.on_event(e); };
+  trace::TimeMerger merge(kMergeWindow, [&](const trace::KernelEvent& e) { layer.on_event(e); });
+  const auto sink = [&](const trace::KernelEvent& e) { merge.push(e); };
   if (file == "-") {
     stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {keep_going});
   } else {
@@ -90,6 +95,7 @@ checker::KernelReport check_file(const std::string& file, const checker::KernelC
     if (!in) throw Error(file + ": cannot open");
     stats = trace::parse_perf_script(in, file, sink, {keep_going});
   }
+  merge.flush();
   return layer.finish();
 }
 
@@ -265,7 +271,8 @@ int run_import(const ImportOptions& o) {
   std::ostream& out = file.is_open() ? file : std::cout;
   trace::Writer writer(out);
   trace::KernelImporter importer(writer, io, o.file);
-  const auto sink = [&](const trace::KernelEvent& e) { importer.on_event(e); };
+  trace::TimeMerger merge(kMergeWindow, [&](const trace::KernelEvent& e) { importer.on_event(e); });
+  const auto sink = [&](const trace::KernelEvent& e) { merge.push(e); };
   trace::PerfParseStats stats;
   if (o.file == "-") {
     stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {o.keep_going});
@@ -274,6 +281,7 @@ int run_import(const ImportOptions& o) {
     if (!in) throw Error(o.file + ": cannot open");
     stats = trace::parse_perf_script(in, o.file, sink, {o.keep_going});
   }
+  merge.flush();
   std::cerr << "vlag kernel import: " << stats.events << " kernel events, " << importer.written()
             << " trace events for cpu " << o.cpu;
   if (stats.skipped) std::cerr << ", " << stats.skipped << " malformed lines skipped";

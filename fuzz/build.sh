@@ -17,6 +17,7 @@ trap 'rm -rf "$obj"' EXIT
 library=(spec/features.cpp spec/ops.cpp spec/weights.cpp reference/arith.cpp
          reference/runqueue.cpp optimized/tree_queue.cpp optimized/runqueue.cpp
          optimized/differential.cpp fuzz/op_decoder.cpp trace/perf_script.cpp trace/text_fields.cpp
+         trace/time_merge.cpp
          trace/sched_debug.cpp checker/snapshot_check.cpp checker/kernel_service.cpp
          trace/event.cpp trace/reader.cpp trace/writer.cpp checker/checker.cpp checker/service.cpp
          checker/view.cpp checker/witness.cpp checker/run.cpp checker/window.cpp checker/infer.cpp

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "spec/error.h"
+#include "trace/time_merge.h"
 
 namespace vlag::trace {
 namespace {
@@ -127,6 +128,30 @@ TEST(PerfScript, KeepGoingCountsAndSkipsBadLines) {
   EXPECT_NE(s.first_error.find("k.txt:2:"), std::string::npos);
   std::istringstream again("broken line\n");
   EXPECT_THROW(parse_perf_script(again, "k.txt", [](const KernelEvent&) {}), Error);
+}
+
+}  // namespace
+}  // namespace vlag::trace
+
+namespace vlag::trace {
+namespace {
+
+TEST(TimeMerge, PerCpuStreamsComeOutInTimeOrderWithinTheWindow) {
+  std::vector<int64_t> out;
+  TimeMerger merge(4, [&](const KernelEvent& e) { out.push_back(e.time_ns); });
+  for (int64_t t : {10, 30, 20, 40, 15, 50, 60, 70, 80}) {
+    KernelEvent e;
+    e.time_ns = t;
+    merge.push(e);
+  }
+  merge.flush();
+  EXPECT_EQ(out, (std::vector<int64_t>{10, 15, 20, 30, 40, 50, 60, 70, 80}));
+  EXPECT_EQ(merge.late(), 0);
+  KernelEvent old;
+  old.time_ns = 5;  // older than what already went out: passed on, counted
+  merge.push(old);
+  EXPECT_EQ(merge.late(), 1);
+  EXPECT_EQ(out.back(), 5);
 }
 
 }  // namespace
