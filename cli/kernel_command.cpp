@@ -23,7 +23,7 @@ namespace vlag::cli {
 namespace {
 
 // Events a per-CPU stream may trail the others by and still be merged in time order.
-constexpr size_t kMergeWindow = 65536;
+constexpr size_t kMergeWindow = 4096;
 
 struct SnapshotOptions {
   std::vector<std::string> files;
@@ -87,7 +87,7 @@ checker::KernelReport check_file(const std::string& file, const checker::KernelC
                                  bool keep_going, trace::PerfParseStats& stats) {
   checker::KernelServiceLayer layer(file == "-" ? "<stdin>" : file, ko);
   trace::TimeMerger merge(kMergeWindow, [&](const trace::KernelEvent& e) { layer.on_event(e); });
-  const auto sink = [&](const trace::KernelEvent& e) { merge.push(e); };
+  const auto sink = [&](trace::KernelEvent& e) { merge.push(std::move(e)); };
   if (file == "-") {
     stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {keep_going});
   } else {
@@ -272,7 +272,7 @@ int run_import(const ImportOptions& o) {
   trace::Writer writer(out);
   trace::KernelImporter importer(writer, io, o.file);
   trace::TimeMerger merge(kMergeWindow, [&](const trace::KernelEvent& e) { importer.on_event(e); });
-  const auto sink = [&](const trace::KernelEvent& e) { merge.push(e); };
+  const auto sink = [&](trace::KernelEvent& e) { merge.push(std::move(e)); };
   trace::PerfParseStats stats;
   if (o.file == "-") {
     stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {o.keep_going});

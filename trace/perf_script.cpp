@@ -20,7 +20,7 @@ namespace {
 
 std::string trim(const std::string& s) { return std::string(trim_blanks(s)); }
 
-bool all_digits(const std::string& s) {
+bool all_digits(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
@@ -38,15 +38,16 @@ int cpu_number(std::string_view text, const std::string& file, int line, std::st
 }
 
 // "381.230664" or "381.230664123" seconds → ns.
-int64_t seconds_to_ns(const std::string& text, const std::string& file, int line) {
+int64_t seconds_to_ns(std::string_view text, const std::string& file, int line) {
   const size_t dot = text.find('.');
-  const std::string whole = text.substr(0, dot);
-  const std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
-  if (!all_digits(whole) || (dot != std::string::npos && !all_digits(frac)) || frac.size() > 9)
-    fail(file, line, "field 'time': '" + text + "' is not seconds with up to 9 decimals");
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view frac = dot == std::string_view::npos ? "" : text.substr(dot + 1);
+  if (!all_digits(whole) || (dot != std::string_view::npos && !all_digits(frac)) || frac.size() > 9)
+    fail(file, line,
+         "field 'time': '" + std::string(text) + "' is not seconds with up to 9 decimals");
   const int64_t s = to_int(whole, file, line, "time");
   if (s > INT64_MAX / 1'000'000'000 - 1)
-    fail(file, line, "field 'time': '" + text + "' does not fit 64-bit nanoseconds");
+    fail(file, line, "field 'time': '" + std::string(text) + "' does not fit 64-bit nanoseconds");
   int64_t ns = frac.empty() ? 0 : to_int(frac, file, line, "time");
   for (size_t i = frac.size(); i < 9; ++i) ns *= 10;
   return s * 1'000'000'000 + ns;
@@ -55,7 +56,7 @@ int64_t seconds_to_ns(const std::string& text, const std::string& file, int line
 struct EventKeys {
   const char* name;
   KernelEventKind kind;
-  std::vector<const char*> keys;  // in the order the tracepoint prints them
+  std::vector<std::string_view> keys;  // in the order the tracepoint prints them
 };
 
 const std::array<EventKeys, 8>& event_table() {
@@ -92,8 +93,7 @@ struct Field {
 size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Field, 8>& out) {
   std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
   size_t n = 0, from = 0;
-  for (const char* key : ev.keys) {
-    const std::string_view k = key;
+  for (const std::string_view k : ev.keys) {
     size_t p = trace.find(k, from);
     while (p != std::string_view::npos &&
            ((p != 0 && trace[p - 1] != ' ') || p + k.size() >= trace.size() ||
@@ -160,41 +160,44 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   e.line = line;
   // "<comm> <pid> [<cpu>] <time>: …" (perf) or "<comm>-<pid> [<cpu>] <flags> <time>: …"
   // (trace-cmd). The CPU bracket is the anchor; the task name before it may contain anything.
-  size_t open = text.find(" [");
-  while (open != std::string::npos) {
-    const size_t close = text.find(']', open);
-    if (close != std::string::npos && all_digits(text.substr(open + 2, close - open - 2))) break;
-    open = text.find(" [", open + 1);
+  const std::string_view view = text;
+  size_t open = view.find(" [");
+  while (open != std::string_view::npos) {
+    const size_t close = view.find(']', open);
+    if (close != std::string_view::npos && all_digits(view.substr(open + 2, close - open - 2)))
+      break;
+    open = view.find(" [", open + 1);
   }
-  if (open == std::string::npos) fail(file, line, "field 'cpu': no [CPU] column");
-  const size_t close = text.find(']', open);
-  e.cpu = cpu_number(text.substr(open + 2, close - open - 2), file, line, "cpu");
+  if (open == std::string_view::npos) fail(file, line, "field 'cpu': no [CPU] column");
+  const size_t close = view.find(']', open);
+  e.cpu = cpu_number(view.substr(open + 2, close - open - 2), file, line, "cpu");
 
-  if (trim(text.substr(0, open)).empty()) fail(file, line, "field 'comm': no task before [CPU]");
+  if (trim_blanks(view.substr(0, open)).empty())
+    fail(file, line, "field 'comm': no task before [CPU]");
 
   // After the CPU: optional trace-cmd flags, "<seconds>:", an optional period, "<event>:".
   size_t pos = close + 1;
-  const auto next_token = [&]() -> std::string {
-    const size_t b = text.find_first_not_of(' ', pos);
-    if (b == std::string::npos) return {};
-    const size_t end = text.find(' ', b);
-    pos = end == std::string::npos ? text.size() : end;
-    return text.substr(b, pos - b);
+  const auto next_token = [&]() -> std::string_view {
+    const size_t b = view.find_first_not_of(' ', pos);
+    if (b == std::string_view::npos) return {};
+    const size_t end = view.find(' ', b);
+    pos = end == std::string_view::npos ? view.size() : end;
+    return view.substr(b, pos - b);
   };
-  std::string tok = next_token();
-  while (!tok.empty() && !(tok.back() == ':' && all_digits(std::string(1, tok.front()))))
-    tok = next_token();
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::string_view tok = next_token();
+  while (!tok.empty() && !(tok.back() == ':' && is_digit(tok.front()))) tok = next_token();
   if (tok.empty()) fail(file, line, "field 'time': no '<seconds>:' after [CPU]");
   e.time_ns = seconds_to_ns(tok.substr(0, tok.size() - 1), file, line);
   tok = next_token();
   if (all_digits(tok)) tok = next_token();  // perf's period column
   if (tok.empty() || tok.back() != ':') fail(file, line, "field 'event': missing");
-  std::string name = tok.substr(0, tok.size() - 1);
-  if (name.rfind("sched:", 0) == 0) name = name.substr(6);
+  std::string_view name = tok.substr(0, tok.size() - 1);
+  if (name.substr(0, 6) == "sched:") name = name.substr(6);
   const EventKeys* ev = nullptr;
   for (const auto& candidate : event_table())
     if (name == candidate.name) ev = &candidate;
-  if (!ev) fail(file, line, "field 'event': unknown event '" + name + "'");
+  if (!ev) fail(file, line, "field 'event': unknown event '" + std::string(name) + "'");
   e.kind = ev->kind;
 
   std::array<Field, 8> fields;
@@ -215,7 +218,7 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
 }
 
 PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
-                                 const std::function<void(const KernelEvent&)>& sink,
+                                 const std::function<void(KernelEvent&)>& sink,
                                  const PerfParseOptions& options) {
   PerfParseStats stats;
   std::string raw;

@@ -25,10 +25,10 @@ struct PerfParseStats {
 /// Parses one line; throws vlag::Error "FILE:LINE: field …" when it is not a sched event.
 KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line);
 
-/// Streams a whole file, calling sink for each event in file order. Blank lines and '#'
-/// comments are ignored.
+/// Streams a whole file, calling sink for each event in file order (the sink may move from the
+/// event). Blank lines and '#' comments are ignored.
 PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
-                                 const std::function<void(const KernelEvent&)>& sink,
+                                 const std::function<void(KernelEvent&)>& sink,
                                  const PerfParseOptions& options = {});
 
 }  // namespace vlag::trace

@@ -1,26 +1,32 @@
 #include "trace/time_merge.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace vlag::trace {
 
-void TimeMerger::push(const KernelEvent& e) {
+void TimeMerger::push(KernelEvent e) {
   if (e.time_ns < emitted_) {  // beyond the window: let the consumer see the fault
     ++late_;
     sink_(e);
     return;
   }
-  heap_.push({e.time_ns, order_++, e});
-  if (heap_.size() > window_) pop();
+  auto at = held_.end();
+  if (!held_.empty() && e.time_ns < held_.back().time_ns)
+    at = std::upper_bound(held_.begin(), held_.end(), e.time_ns,
+                          [](int64_t t, const KernelEvent& h) { return t < h.time_ns; });
+  held_.insert(at, std::move(e));
+  if (held_.size() > window_) pop();
 }
 
 void TimeMerger::pop() {
-  const Held& h = heap_.top();
-  emitted_ = h.time;
-  sink_(h.event);
-  heap_.pop();
+  emitted_ = held_.front().time_ns;
+  sink_(held_.front());
+  held_.pop_front();
 }
 
 void TimeMerger::flush() {
-  while (!heap_.empty()) pop();
+  while (!held_.empty()) pop();
 }
 
 }  // namespace vlag::trace
