@@ -40,10 +40,12 @@ Checker::Checker(const trace::Header& header, std::string file, Report& report)
       file_(std::move(file)),
       report_(report),
       service_(header.params, report, file_) {
-  if (params_.ncpus != 1)
+  // One CPU's stream of a multi-CPU run is one runqueue's history: judged as such.
+  if (params_.ncpus != 1 && !header.cpu)
     throw trace::InputError(Fault::Malformed, file_, 1, "cpus",
                             "checking multi-CPU traces is not implemented (this trace has " +
-                                std::to_string(params_.ncpus) + " CPUs)");
+                                std::to_string(params_.ncpus) +
+                                " CPUs and no \"cpu\" naming the one it holds)");
   if (!window_)
     shadow_.emplace(params_);
   else

@@ -9,6 +9,9 @@ namespace vlag::cli {
 /// `vlag demo`: the built-in default workload on the reference runqueue.
 void add_demo_command(CLI::App& app, int& exit_code);
 
+/// `vlag sim`: a workload on the multi-CPU simulator.
+void add_sim_command(CLI::App& app, int& exit_code);
+
 /// `vlag check TRACE...`: the trace checker (checker/).
 void add_check_command(CLI::App& app, int& exit_code);
 

@@ -28,6 +28,9 @@ struct Header {
   /// The trace starts mid-run: it opens with `entity` lines giving the state at its start
   /// (a replayable window), so tasks without a `new` event are not a trace fault.
   bool window = false;
+  /// One CPU's stream of a multi-CPU run (`cpus` > 1): the events of CPU `cpu`'s runqueue only.
+  /// The machine's CPU count still sets the base slice (SPEC.md §1), so it stays in `cpus`.
+  std::optional<int> cpu;
 };
 
 enum class EventKind : uint8_t {

@@ -194,6 +194,7 @@ void Reader::parse_header() {
   std::string preset_name;
   std::optional<std::vector<std::string>> features;
   int cpus = 1, hz = 250;
+  std::optional<int> cpu;
   std::optional<int64_t> tick, base_slice;
   bool format_ok = false, version_ok = false;
   for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
@@ -231,6 +232,8 @@ void Reader::parse_header() {
       base_slice = fr.integer();
     } else if (k == "window") {
       header_.window = fr.boolean();
+    } else if (k == "cpu") {
+      cpu = static_cast<int>(fr.integer(0, 4095));
     }
   });
   if (!format_ok) fail(Fault::Malformed, "format", "missing: the first line must be the header");
@@ -253,6 +256,10 @@ void Reader::parse_header() {
     }
   }
   header_.params = make_params(preset, hz, cpus);
+  if (cpu && *cpu >= cpus)
+    fail(Fault::Malformed, "cpu",
+         std::to_string(*cpu) + " is not below cpus " + std::to_string(cpus));
+  header_.cpu = cpu;
   if (tick && *tick != header_.params.tick_ns())
     fail(Fault::Malformed, "tick_ns",
          std::to_string(*tick) + " disagrees with hz " + std::to_string(hz));

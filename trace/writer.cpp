@@ -54,6 +54,7 @@ std::string header_line(const Header& h) {
       kFormatName, kFormatVersion, json_string(h.producer), p.preset.name, features, p.ncpus, p.hz,
       p.tick_ns(), p.base_slice_ns());
   if (h.window) s += ",\"window\":true";
+  if (h.cpu) s += fmt::format(",\"cpu\":{}", *h.cpu);
   return s + "}";
 }
 

@@ -1,0 +1,145 @@
+// `vlag sim`: one workload on the multi-CPU simulator (sim/machine.h), printed the way the real
+// tool prints it, followed by the machine's counters; --trace-dir writes one trace per CPU.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/commands.h"
+#include "sim/cyclictest.h"
+#include "sim/hackbench.h"
+#include "sim/hogs.h"
+#include "spec/error.h"
+
+namespace vlag::cli {
+namespace {
+
+struct SimOptions {
+  std::string workload = "hogs";
+  int cpus = 1;
+  std::string preset{kDefaultPreset};
+  std::string features;
+  int hz = 250;
+  double seconds = 10.0;
+  uint64_t seed = 1;
+  std::string placement = "prev";
+  double switch_cost_us = 0;
+  std::string trace_dir;
+  int tasks = 0;  // hogs: count; cyclictest: threads; 0: one per CPU
+  int hogs = -1;  // cyclictest background hogs; -1: one per CPU
+  int groups = 10;
+  int fds = 20;
+  int loops = 100;
+  std::vector<int> nice;
+  std::vector<double> slice_us;
+};
+
+void print_hogs(const sim::Machine& m, const sim::MachineStats& st) {
+  fmt::print("{:<8} {:>3} {:>4} {:>10} {:>8}\n", "task", "cpu", "nice", "runtime", "share");
+  for (const auto& t : m.tasks())
+    fmt::print("{:<8} {:>3} {:>4} {:>8.3f} s {:>7.2f}%\n", t->attrs.name, t->cpu, t->attrs.nice,
+               static_cast<double>(t->runtime_ns) / 1e9,
+               100.0 * static_cast<double>(t->runtime_ns) / static_cast<double>(st.end_ns));
+}
+
+int run_sim(const SimOptions& o) {
+  Preset preset = preset_by_name(o.preset);
+  apply_feature_overrides(preset, o.features);
+  sim::MachineConfig mc;
+  mc.params = make_params(preset, o.hz, o.cpus);
+  mc.placement = sim::placement_by_name(o.placement);
+  mc.switch_cost_ns = static_cast<int64_t>(o.switch_cost_us * 1000);
+  mc.seed = o.seed;
+  mc.trace_dir = o.trace_dir;
+  sim::TaskOptions task_options;
+  task_options.nice = o.nice;
+  for (double s : o.slice_us) task_options.slice_ns.push_back(static_cast<int64_t>(s * 1000));
+  const int per_cpu = o.tasks > 0 ? o.tasks : o.cpus;
+
+  std::unique_ptr<sim::Workload> w;
+  if (o.workload == "hogs") {
+    w = std::make_unique<sim::Hogs>(per_cpu, task_options);
+  } else if (o.workload == "cyclictest") {
+    sim::CyclictestConfig c;
+    c.threads = per_cpu;
+    c.hogs = o.hogs >= 0 ? o.hogs : o.cpus;
+    c.options = task_options;
+    w = std::make_unique<sim::Cyclictest>(c);
+  } else if (o.workload == "hackbench") {
+    sim::HackbenchConfig c;
+    c.groups = o.groups;
+    c.fds = o.fds;
+    c.loops = o.loops;
+    c.options = task_options;
+    w = std::make_unique<sim::Hackbench>(c);
+  } else {
+    throw Error("unknown workload '" + o.workload + "' (hogs, cyclictest or hackbench)");
+  }
+
+  sim::Machine m(mc);
+  const auto st = m.run(*w, static_cast<int64_t>(o.seconds * 1e9));
+  if (o.workload == "hogs") print_hogs(m, st);
+  if (auto* c = dynamic_cast<sim::Cyclictest*>(w.get())) fmt::print("{}", cyclictest_summary(*c));
+  if (auto* h = dynamic_cast<sim::Hackbench*>(w.get()))
+    fmt::print("{}", hackbench_summary(*h, st.end_ns));
+  fmt::print(
+      "\nvlag sim: {} CPUs, preset {}, HZ {}, placement {}, seed {}: {:.3f} s simulated, {} "
+      "events, {} runqueue operations, {} context switches, {} migrations\n",
+      o.cpus, mc.params.preset.name, o.hz, o.placement, o.seed,
+      static_cast<double>(st.end_ns) / 1e9, st.events, st.operations, st.switches, st.migrations);
+  if (!o.trace_dir.empty())
+    fmt::print("traces: {}/cpu0.jsonl .. cpu{}.jsonl (check each with vlag check)\n", o.trace_dir,
+               o.cpus - 1);
+  return 0;
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<SimOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "sim", "Runs a workload (hogs, cyclictest- or hackbench-like) on simulated CPUs");
+  cmd->add_option("--workload", o->workload, "hogs, cyclictest or hackbench")
+      ->check(CLI::IsMember({"hogs", "cyclictest", "hackbench"}))
+      ->capture_default_str();
+  cmd->add_option("--cpus", o->cpus, "CPUs")->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--preset", o->preset, "Preset (linux-6.18, linux-6.12, linux-6.6)")
+      ->capture_default_str();
+  cmd->add_option("--features", o->features, "Feature overrides: NAME,-NAME,...");
+  cmd->add_option("--hz", o->hz, "Timer tick frequency")
+      ->check(CLI::Range(100, 1000))
+      ->capture_default_str();
+  cmd->add_option("--seconds", o->seconds, "Simulated time (hackbench: a limit)")
+      ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Random seed: the same seed gives the same run")
+      ->capture_default_str();
+  cmd->add_option("--placement", o->placement, "Wakeup CPU placement: prev or idle")
+      ->check(CLI::IsMember({"prev", "idle"}))
+      ->capture_default_str();
+  cmd->add_option("--switch-cost-us", o->switch_cost_us, "Context-switch cost, us")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  cmd->add_option("--trace-dir", o->trace_dir, "Write one trace per CPU into DIR/cpuN.jsonl");
+  cmd->add_option("--tasks", o->tasks, "hogs: count; cyclictest: threads (default: one per CPU)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--hogs", o->hogs, "cyclictest: background hogs (default: one per CPU)")
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("--groups", o->groups, "hackbench: groups")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--fds", o->fds, "hackbench: senders (and receivers) per group")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--loops", o->loops, "hackbench: messages per sender and receiver")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--nice", o->nice, "Nice per task, a list cycled over the tasks")
+      ->delimiter(',')
+      ->check(CLI::Range(-20, 19));
+  cmd->add_option("--slice-us", o->slice_us,
+                  "Custom slice per task in us (0: base slice), a list cycled over the tasks")
+      ->delimiter(',');
+  cmd->callback([o, &exit_code] { exit_code = run_sim(*o); });
+}
+
+}  // namespace vlag::cli

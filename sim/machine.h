@@ -1,0 +1,97 @@
+// The multi-CPU discrete-event simulator. Each CPU has its own optimized::Runqueue; the machine
+// only turns time, ticks, wakeups and bursts into SPEC.md operations on them — every scheduling
+// decision within a CPU is the runqueue's. Workloads (sim/hogs.h, sim/cyclictest.h,
+// sim/hackbench.h) create tasks, wake them with bursts of work and say what a task does when a
+// burst ends. Randomness comes only from the seeded generator, so one seed gives one run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/cpu.h"
+#include "sim/event_queue.h"
+#include "sim/placement.h"
+#include "sim/task.h"
+#include "spec/features.h"
+
+namespace vlag::sim {
+
+class Machine;
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// Creates the tasks and makes the first wakeups or timers, at time 0.
+  virtual void start(Machine& m) = 0;
+  /// The task finished its burst; returns the next burst's length, or 0 to sleep.
+  virtual int64_t burst_done(Machine& m, Task& t) = 0;
+  /// A timer the workload set for the task expired.
+  virtual void timer(Machine& /*m*/, Task& /*t*/) {}
+};
+
+struct MachineConfig {
+  Params params;  // ncpus is the number of CPUs
+  Placement placement = Placement::Prev;
+  int64_t switch_cost_ns = 0;  // charged to the incoming task at every context switch
+  uint64_t seed = 1;
+  std::string trace_dir;  // non-empty: one trace per CPU, DIR/cpu<N>.jsonl
+};
+
+struct MachineStats {
+  int64_t end_ns = 0;
+  int64_t events = 0;      // simulator events handled (ticks, burst ends, timers)
+  int64_t operations = 0;  // runqueue operations applied
+  int64_t migrations = 0;
+  int64_t switches = 0;
+  std::vector<int64_t> busy_ns;  // per CPU
+};
+
+class Machine {
+ public:
+  explicit Machine(MachineConfig config);
+  ~Machine();
+
+  /// Runs the workload until the time limit, or until it calls stop().
+  MachineStats run(Workload& w, int64_t limit_ns);
+
+  // For workloads.
+  Task& add_task(const TaskAttrs& attrs, int cpu);
+  /// Makes a sleeping task runnable with a burst of burst_ns on the CPU placement chooses;
+  /// returns false (and does nothing) if the task is runnable already.
+  bool wake(Task& t, int64_t burst_ns);
+  void set_timer(Task& t, int64_t at_ns);
+  void stop() { stopped_ = true; }
+  int64_t now() const { return now_; }
+  std::mt19937_64& rng() { return rng_; }
+  int ncpus() const { return static_cast<int>(cpus_.size()); }
+  const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
+  const Params& params() const { return config_.params; }
+
+ private:
+  Cpu& cpu(int c) { return *cpus_[static_cast<size_t>(c)]; }
+  Task& task(int64_t id) { return *tasks_[static_cast<size_t>(id - 1)]; }
+  void apply(Cpu& c, const Op& op);
+  void sync(int c);
+  void tick(int c);
+  void burst_end(int c, uint64_t gen);
+  void enqueue_on(Task& t, int c);
+  void reschedule(int c, bool force, bool burst_changed);
+  void flush_pending();
+  void arm(int c);
+
+  MachineConfig config_;
+  std::vector<std::unique_ptr<Cpu>> cpus_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<bool> pending_;  // a CPU to re-pick once the current event is handled
+  EventQueue agenda_;
+  std::mt19937_64 rng_;
+  Workload* workload_ = nullptr;
+  int64_t now_ = 0;
+  bool stopped_ = false;
+  MachineStats stats_;
+};
+
+}  // namespace vlag::sim

@@ -1,0 +1,51 @@
+// What the simulator knows of one task: its attributes, where it is, what it still has to run,
+// and what it experienced (CPU time, wakeup latencies, migrations).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace vlag::sim {
+
+inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max() / 4;
+
+/// Running min / sum / max of wakeup latencies: O(1) memory, as cyclictest keeps them.
+struct LatencyStats {
+  int64_t count = 0;
+  int64_t sum_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+  int64_t last_ns = 0;
+
+  void add(int64_t ns) {
+    last_ns = ns;
+    min_ns = count == 0 ? ns : std::min(min_ns, ns);
+    max_ns = count == 0 ? ns : std::max(max_ns, ns);
+    sum_ns += ns;
+    ++count;
+  }
+  double avg_ns() const { return count ? static_cast<double>(sum_ns) / count : 0.0; }
+};
+
+struct TaskAttrs {
+  std::string name;
+  int nice = 0;
+  int64_t slice_ns = 0;  // custom slice (sched_attr.sched_runtime); 0: the base slice
+};
+
+struct Task {
+  TaskAttrs attrs;
+  int64_t id = 0;
+  int cpu = 0;             // the CPU whose runqueue holds (or last held) the task
+  bool runnable = false;   // wants the CPU: woken and its burst not finished
+  int64_t remaining = 0;   // ns of CPU the current burst still needs
+  int64_t woke_at = -1;    // time of the pending wakeup, -1 when none is pending
+  int64_t runtime_ns = 0;  // CPU time received, context-switch cost included
+  int64_t wakeups = 0;
+  int64_t migrations = 0;
+  LatencyStats latency;  // wakeup → first run after it
+};
+
+}  // namespace vlag::sim

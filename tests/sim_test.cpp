@@ -1,0 +1,141 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "checker/run.h"
+#include "sim/cyclictest.h"
+#include "sim/hackbench.h"
+#include "sim/hogs.h"
+#include "spec/weights.h"
+
+namespace vlag::sim {
+namespace {
+
+MachineConfig config(int cpus, Placement placement = Placement::Prev, std::string trace_dir = "") {
+  MachineConfig c;
+  c.params = make_params(preset_by_name("linux-6.18"), 250, cpus);
+  c.placement = placement;
+  c.switch_cost_ns = 1'000;
+  c.trace_dir = std::move(trace_dir);
+  return c;
+}
+
+HackbenchConfig small_hackbench() {
+  HackbenchConfig c;
+  c.groups = 2;
+  c.fds = 4;
+  c.loops = 20;
+  return c;
+}
+
+std::string run_hackbench(int cpus, Placement placement, int64_t* end_ns = nullptr) {
+  Hackbench w(small_hackbench());
+  Machine m(config(cpus, placement));
+  const MachineStats st = m.run(w, 10'000'000'000);
+  EXPECT_TRUE(w.finished());
+  if (end_ns) *end_ns = st.end_ns;
+  std::ostringstream out;
+  out << hackbench_summary(w, st.end_ns) << st.events << " " << st.switches << " " << st.migrations;
+  for (const auto& t : m.tasks()) out << " " << t->runtime_ns << "/" << t->latency.max_ns;
+  return out.str();
+}
+
+TEST(Sim, SameSeedGivesTheSameRun) {
+  EXPECT_EQ(run_hackbench(2, Placement::Idle), run_hackbench(2, Placement::Idle));
+}
+
+// THM-SHARE per CPU: hogs placed round-robin stay on their CPU (placement only acts at wakeups),
+// and on each CPU they share it in proportion to weight.
+TEST(Sim, HogsGetWeightProportionalSharesPerCpu) {
+  TaskOptions o;
+  o.nice = {0, 0, 5, 3, -2};
+  Hogs w(5, o);
+  Machine m(config(2));
+  const int64_t T = 2'000'000'000;
+  m.run(w, T);
+  for (int c = 0; c < 2; ++c) {
+    int64_t weight_sum = 0;
+    for (const auto& t : m.tasks())
+      if (t->cpu == c) weight_sum += nice_to_weight(t->attrs.nice);
+    for (const auto& t : m.tasks()) {
+      if (t->cpu != c) continue;
+      const double ideal =
+          static_cast<double>(nice_to_weight(t->attrs.nice)) / static_cast<double>(weight_sum);
+      const double share = static_cast<double>(t->runtime_ns) / static_cast<double>(T);
+      // The lag bound: within 2·max(slice, tick) + tick of the fluid share, over 2 s.
+      const double bound = (2.0 * 4e6 + 4e6) / static_cast<double>(T);
+      EXPECT_NEAR(share, ideal, bound) << t->attrs.name << " on CPU " << c;
+      EXPECT_EQ(t->migrations, 0);
+    }
+  }
+}
+
+// Each CPU's trace of a short run is one runqueue's history and passes the checker, on the
+// invariants it judges on integer traces (tests/checker_optimized_test.cpp says why the others
+// are left out).
+TEST(Sim, EveryPerCpuTracePassesTheChecker) {
+  const std::set<std::string> excluded = {"INV-STEP", "INV-PLACE-LAG", "INV-REWEIGHT",
+                                          "INV-DEADLINE", "INV-LAG-CLAMP"};
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / "vlag-sim-test-traces").string();
+  std::filesystem::remove_all(dir);
+  for (const bool cyclic : {false, true}) {
+    std::unique_ptr<Workload> w;
+    if (cyclic) {
+      CyclictestConfig c;
+      c.threads = 3;  // long bursts: some wakeups find their CPU busy and the other one idle
+      c.hogs = 1;
+      c.work_ns = 300'000;
+      c.options.slice_ns = {300'000, 0};
+      w = std::make_unique<Cyclictest>(c);
+    } else {
+      w = std::make_unique<Hackbench>(small_hackbench());
+    }
+    Machine m(config(2, Placement::Idle, dir));
+    const MachineStats st = m.run(*w, 200'000'000);
+    if (cyclic) {
+      EXPECT_GT(st.migrations, 0);
+    }
+    for (int c = 0; c < 2; ++c) {
+      const std::string path = dir + "/cpu" + std::to_string(c) + ".jsonl";
+      const checker::Report r = checker::check({checker::file_source(path)}, {});
+      EXPECT_EQ(r.problem_count, 0) << path;
+      EXPECT_GT(r.events, 100) << path;
+      for (const auto& [id, s] : r.stats)
+        if (id.rfind("INV-", 0) == 0 && !excluded.contains(id)) {
+          EXPECT_EQ(s.violated, 0) << path << " " << id << ": " << s.worst;
+        }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Sim, CyclictestLatenciesAreFiniteAndNonNegative) {
+  CyclictestConfig c;
+  c.threads = 2;
+  c.hogs = 4;
+  Cyclictest w(c);
+  Machine m(config(2));
+  m.run(w, 1'000'000'000);
+  for (const Task* t : w.threads()) {
+    EXPECT_GT(t->latency.count, 900) << t->attrs.name;
+    EXPECT_GE(t->latency.min_ns, 0);
+    EXPECT_LE(t->latency.max_ns, 100'000'000);  // bounded by the hogs' slices and ticks
+    EXPECT_GE(t->latency.avg_ns(), static_cast<double>(t->latency.min_ns));
+  }
+  EXPECT_NE(cyclictest_summary(w).find("T: 0"), std::string::npos);
+}
+
+TEST(Sim, HackbenchIsFasterOnTwoCpus) {
+  int64_t one = 0, two = 0;
+  run_hackbench(1, Placement::Idle, &one);
+  run_hackbench(2, Placement::Idle, &two);
+  EXPECT_LT(two, one);
+  EXPECT_GT(two, 0);
+}
+
+}  // namespace
+}  // namespace vlag::sim
