@@ -132,6 +132,26 @@ TEST(KernelService, ALongWaitIsStarvation) {
   EXPECT_TRUE(check_text(text, o).ok());
 }
 
+TEST(KernelService, AHogKeptFromItsShareBreaksShareAndLagBounds) {
+  // Two nice-0 hogs runnable from 1 s; A keeps the CPU for 100 ms, then B runs 1 ms. Each was
+  // owed 50.5 ms: A is 49.5 ms over (THM-SHARE bound 2·max(r, TICK) + TICK = 12 ms at one CPU).
+  // A's lag was lowest when it stopped at 1.1 s: owed 50 ms, got 100 ms: −50 ms < −(r + TICK).
+  const std::string text =
+      "x 1 [000] 1.000000: sched:sched_wakeup_new: comm=A pid=10 prio=120 target_cpu=000\n"
+      "x 1 [000] 1.000000: sched:sched_wakeup_new: comm=B pid=11 prio=120 target_cpu=000\n"
+      "x 1 [000] 1.000000: sched:sched_switch: prev_comm=x prev_pid=0 prev_prio=120 prev_state=R "
+      "==> next_comm=A next_pid=10 next_prio=120\n"
+      "A 10 [000] 1.100000: sched:sched_switch: prev_comm=A prev_pid=10 prev_prio=120 "
+      "prev_state=R ==> next_comm=B next_pid=11 next_prio=120\n"
+      "B 11 [000] 1.101000: sched:sched_switch: prev_comm=B prev_pid=11 prev_prio=120 "
+      "prev_state=R ==> next_comm=A next_pid=10 next_prio=120\n";
+  const KernelReport r = check_text(text);
+  EXPECT_EQ(r.counts.at("THM-SHARE").violated, 2);
+  EXPECT_EQ(r.counts.at("THM-LAG-BOUND-LINUX").violated, 1);
+  EXPECT_NEAR(r.tasks.at(10).min_lag_ns, -50e6, 1);
+  EXPECT_FALSE(r.ok());
+}
+
 TEST(KernelService, RealTimeTasksAreKeptOut) {
   const std::string text =
       "x 1 [000] 1.000000: sched:sched_wakeup: comm=rt pid=20 prio=49 target_cpu=000\n"
