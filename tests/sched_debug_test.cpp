@@ -49,6 +49,10 @@ TEST(SchedDebug, MsWithSixDecimalsIsExactNanoseconds) {
   EXPECT_EQ(parse_ms_as_ns("0.000001", "f", 1, "x"), 1);
   EXPECT_THROW(parse_ms_as_ns("1.5", "f", 1, "x"), Error);
   EXPECT_THROW(parse_ms_as_ns("abc.000000", "f", 1, "x"), Error);
+  // Found by the fuzzer: a sign inside the number.
+  EXPECT_THROW(parse_ms_as_ns("12.-84462", "f", 1, "x"), Error);
+  EXPECT_THROW(parse_ms_as_ns("--5.000000", "f", 1, "x"), Error);
+  EXPECT_THROW(parse_ms_as_ns("9223372036854.-84462", "f", 1, "x"), Error);
   EXPECT_THROW(parse_ms_as_ns("99999999999999999.000000", "f", 1, "x"), Error);
   try {
     parse_ms_as_ns("1.5", "snap.txt", 42, "vruntime");

@@ -107,6 +107,10 @@ int64_t parse_ms_as_ns(const std::string& text, const std::string& file, int lin
   const std::string body = neg ? text.substr(1) : text;
   const size_t dot = body.find('.');
   if (dot == std::string::npos || dot == 0 || body.size() - dot - 1 != 6) return bad();
+  // Digits only on both sides: from_chars alone would take a sign ("1.-84462", found by the
+  // fuzzer, made the range check below overflow).
+  for (size_t i = 0; i < body.size(); ++i)
+    if (i != dot && (body[i] < '0' || body[i] > '9')) return bad();
   int64_t ms = 0, ns = 0;
   const char* b = body.data();
   auto r1 = std::from_chars(b, b + dot, ms);
