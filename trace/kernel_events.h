@@ -19,8 +19,6 @@ enum class KernelEventKind : uint8_t {
   StatRuntime,  // sched_stat_runtime: pid ran `runtime` ns
 };
 
-const char* kernel_event_name(KernelEventKind kind);
-
 struct KernelEvent {
   int line = 0;
   int64_t time_ns = 0;

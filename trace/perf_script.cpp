@@ -149,12 +149,6 @@ void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::s
 
 }  // namespace
 
-const char* kernel_event_name(KernelEventKind kind) {
-  for (const auto& ev : event_table())
-    if (ev.kind == kind) return ev.name;
-  return "?";
-}
-
 KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line) {
   KernelEvent e;
   e.line = line;
