@@ -5,10 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "sim/cyclictest.h"
-#include "sim/hackbench.h"
-#include "sim/hogs.h"
-#include "spec/error.h"
+#include "sim/scenario.h"
 
 namespace vlag::cli {
 namespace {
@@ -33,58 +30,32 @@ struct SimOptions {
   std::vector<double> slice_us;
 };
 
-void print_hogs(const sim::Machine& m, const sim::MachineStats& st) {
-  fmt::print("{:<8} {:>3} {:>4} {:>10} {:>8}\n", "task", "cpu", "nice", "runtime", "share");
-  for (const auto& t : m.tasks())
-    fmt::print("{:<8} {:>3} {:>4} {:>8.3f} s {:>7.2f}%\n", t->attrs.name, t->cpu, t->attrs.nice,
-               static_cast<double>(t->runtime_ns) / 1e9,
-               100.0 * static_cast<double>(t->runtime_ns) / static_cast<double>(st.end_ns));
-}
-
 int run_sim(const SimOptions& o) {
   Preset preset = preset_by_name(o.preset);
   apply_feature_overrides(preset, o.features);
-  sim::MachineConfig mc;
-  mc.params = make_params(preset, o.hz, o.cpus);
-  mc.placement = sim::placement_by_name(o.placement);
-  mc.switch_cost_ns = static_cast<int64_t>(o.switch_cost_us * 1000);
-  mc.seed = o.seed;
-  mc.trace_dir = o.trace_dir;
-  sim::TaskOptions task_options;
-  task_options.nice = o.nice;
-  for (double s : o.slice_us) task_options.slice_ns.push_back(static_cast<int64_t>(s * 1000));
-  const int per_cpu = o.tasks > 0 ? o.tasks : o.cpus;
+  sim::ScenarioConfig sc;
+  sc.machine.params = make_params(preset, o.hz, o.cpus);
+  sc.machine.placement = sim::placement_by_name(o.placement);
+  sc.machine.switch_cost_ns = static_cast<int64_t>(o.switch_cost_us * 1000);
+  sc.machine.seed = o.seed;
+  sc.machine.trace_dir = o.trace_dir;
+  sc.workload = o.workload;
+  sc.limit_ns = static_cast<int64_t>(o.seconds * 1e9);
+  sc.options.nice = o.nice;
+  for (double s : o.slice_us) sc.options.slice_ns.push_back(static_cast<int64_t>(s * 1000));
+  sc.tasks = o.tasks;
+  sc.hogs = o.hogs;
+  sc.groups = o.groups;
+  sc.fds = o.fds;
+  sc.loops = o.loops;
 
-  std::unique_ptr<sim::Workload> w;
-  if (o.workload == "hogs") {
-    w = std::make_unique<sim::Hogs>(per_cpu, task_options);
-  } else if (o.workload == "cyclictest") {
-    sim::CyclictestConfig c;
-    c.threads = per_cpu;
-    c.hogs = o.hogs >= 0 ? o.hogs : o.cpus;
-    c.options = task_options;
-    w = std::make_unique<sim::Cyclictest>(c);
-  } else if (o.workload == "hackbench") {
-    sim::HackbenchConfig c;
-    c.groups = o.groups;
-    c.fds = o.fds;
-    c.loops = o.loops;
-    c.options = task_options;
-    w = std::make_unique<sim::Hackbench>(c);
-  } else {
-    throw Error("unknown workload '" + o.workload + "' (hogs, cyclictest or hackbench)");
-  }
-
-  sim::Machine m(mc);
-  const auto st = m.run(*w, static_cast<int64_t>(o.seconds * 1e9));
-  if (o.workload == "hogs") print_hogs(m, st);
-  if (auto* c = dynamic_cast<sim::Cyclictest*>(w.get())) fmt::print("{}", cyclictest_summary(*c));
-  if (auto* h = dynamic_cast<sim::Hackbench*>(w.get()))
-    fmt::print("{}", hackbench_summary(*h, st.end_ns));
+  const sim::ScenarioResult r = sim::run_scenario(sc);
+  const sim::MachineStats& st = r.stats;
+  fmt::print("{}", r.report);
   fmt::print(
       "\nvlag sim: {} CPUs, preset {}, HZ {}, placement {}, seed {}: {:.3f} s simulated, {} "
       "events, {} runqueue operations, {} context switches, {} migrations\n",
-      o.cpus, mc.params.preset.name, o.hz, o.placement, o.seed,
+      o.cpus, sc.machine.params.preset.name, o.hz, o.placement, o.seed,
       static_cast<double>(st.end_ns) / 1e9, st.events, st.operations, st.switches, st.migrations);
   if (!o.trace_dir.empty())
     fmt::print("traces: {}/cpu0.jsonl .. cpu{}.jsonl (check each with vlag check)\n", o.trace_dir,

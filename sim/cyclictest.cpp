@@ -7,8 +7,11 @@
 namespace vlag::sim {
 
 void Cyclictest::start(Machine& m) {
-  for (int i = 0; i < config_.hogs; ++i)
-    m.wake(m.add_task({"hog" + std::to_string(i)}, i), kForever);
+  for (int i = 0; i < config_.hogs; ++i) {
+    TaskAttrs hog;
+    hog.name = "hog" + std::to_string(i);
+    m.wake(m.add_task(hog, i), kForever);
+  }
   next_expiry_.assign(static_cast<size_t>(config_.hogs + config_.threads) + 1, 0);
   for (int i = 0; i < config_.threads; ++i) {
     Task& t =

@@ -7,19 +7,24 @@
 #include <limits>
 #include <string>
 
+#include "sim/latency_histogram.h"
+
 namespace vlag::sim {
 
 inline constexpr int64_t kForever = std::numeric_limits<int64_t>::max() / 4;
 
-/// Running min / sum / max of wakeup latencies: O(1) memory, as cyclictest keeps them.
+/// Running min / sum / max of wakeup latencies, as cyclictest keeps them, and their histogram for
+/// percentiles and CDFs.
 struct LatencyStats {
   int64_t count = 0;
   int64_t sum_ns = 0;
   int64_t min_ns = 0;
   int64_t max_ns = 0;
   int64_t last_ns = 0;
+  LatencyHistogram histogram;
 
   void add(int64_t ns) {
+    histogram.add(ns);
     last_ns = ns;
     min_ns = count == 0 ? ns : std::min(min_ns, ns);
     max_ns = count == 0 ? ns : std::max(max_ns, ns);
@@ -33,6 +38,8 @@ struct TaskAttrs {
   std::string name;
   int nice = 0;
   int64_t slice_ns = 0;  // custom slice (sched_attr.sched_runtime); 0: the base slice
+  int latency_nice = 0;  // -20..19; turned into a slice or an offset by the run's policy
+  std::string group;     // the task group whose settings the task took ("" : none)
 };
 
 struct Task {

@@ -13,6 +13,7 @@ namespace vlag::sim {
 struct TaskOptions {
   std::vector<int> nice;          // empty: 0
   std::vector<int64_t> slice_ns;  // empty: the base slice
+  std::vector<int> latency_nice;  // empty: 0
   TaskAttrs attrs(const std::string& name, size_t i) const;
 };
 

@@ -1,0 +1,66 @@
+#include "sim/latency_histogram.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace vlag::sim {
+namespace {
+constexpr int kSubBits = 6;  // 64 buckets per power of two
+constexpr int64_t kLinear = int64_t{1} << kSubBits;
+}  // namespace
+
+size_t LatencyHistogram::bucket_of(int64_t ns) {
+  const auto v = static_cast<uint64_t>(std::max<int64_t>(ns, 0));
+  if (v < static_cast<uint64_t>(kLinear)) return static_cast<size_t>(v);
+  const int exp = std::bit_width(v) - 1;  // >= kSubBits
+  const uint64_t sub = (v >> (exp - kSubBits)) & static_cast<uint64_t>(kLinear - 1);
+  return static_cast<size_t>(kLinear + (exp - kSubBits) * kLinear) + static_cast<size_t>(sub);
+}
+
+int64_t LatencyHistogram::upper_bound_of(size_t bucket) {
+  if (bucket < static_cast<size_t>(kLinear)) return static_cast<int64_t>(bucket);
+  const auto k = static_cast<int64_t>(bucket) - kLinear;
+  const int64_t exp = k / kLinear + kSubBits;
+  const int64_t sub = k % kLinear;
+  const int64_t width = int64_t{1} << (exp - kSubBits);
+  return (int64_t{1} << exp) + (sub + 1) * width - 1;
+}
+
+void LatencyHistogram::add(int64_t ns) {
+  const size_t b = bucket_of(ns);
+  if (b >= buckets_.size()) buckets_.resize(b + 1, 0);
+  ++buckets_[b];
+  ++count_;
+}
+
+void LatencyHistogram::merge(const LatencyHistogram& other) {
+  if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
+  for (size_t b = 0; b < other.buckets_.size(); ++b) buckets_[b] += other.buckets_[b];
+  count_ += other.count_;
+}
+
+int64_t LatencyHistogram::percentile(double p) const {
+  if (count_ == 0) return 0;
+  const auto rank =
+      static_cast<uint64_t>(std::max(1.0, std::ceil(p / 100.0 * static_cast<double>(count_))));
+  uint64_t seen = 0;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    seen += buckets_[b];
+    if (seen >= rank) return upper_bound_of(b);
+  }
+  return upper_bound_of(buckets_.size() - 1);
+}
+
+std::vector<std::pair<int64_t, double>> LatencyHistogram::cdf() const {
+  std::vector<std::pair<int64_t, double>> out;
+  uint64_t seen = 0;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    if (buckets_[b] == 0) continue;
+    seen += buckets_[b];
+    out.emplace_back(upper_bound_of(b), static_cast<double>(seen) / static_cast<double>(count_));
+  }
+  return out;
+}
+
+}  // namespace vlag::sim

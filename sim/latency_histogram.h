@@ -1,0 +1,33 @@
+// A log-linear latency histogram (as schbench and HdrHistogram keep them): values below 64 ns
+// have a bucket each; above, every power of two is split into 64 equal buckets, so a reported
+// percentile is within 1/64 (1.6 %) of the true sample. Memory grows only to the largest value
+// seen; merging two histograms adds their buckets, so per-task histograms sum to a workload's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace vlag::sim {
+
+class LatencyHistogram {
+ public:
+  void add(int64_t ns);
+  void merge(const LatencyHistogram& other);
+  int64_t count() const { return count_; }
+  /// The nearest-rank p-th percentile (0 < p <= 100), reported as its bucket's upper bound
+  /// (the largest value the bucket holds); 0 for an empty histogram.
+  int64_t percentile(double p) const;
+  /// (upper bound, fraction of samples <= it) for every non-empty bucket, ascending: a CDF.
+  std::vector<std::pair<int64_t, double>> cdf() const;
+
+ private:
+  static size_t bucket_of(int64_t ns);
+  static int64_t upper_bound_of(size_t bucket);
+
+  std::vector<uint64_t> buckets_;
+  int64_t count_ = 0;
+};
+
+}  // namespace vlag::sim
