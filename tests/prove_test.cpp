@@ -76,6 +76,18 @@ TEST(Prove, SmallProofsCloseByInduction) {
   }
 }
 
+// With their strengthening lemmas (properties.cpp: L-REQUEST, L-REL-DEADLINE, L-SEQ-DISTINCT)
+// INV-DEADLINE and INV-PICK-ELIGIBLE are inductive under every preset, custom slices included.
+TEST(Prove, LemmasMakeDeadlineAndPickEligibleInductive) {
+  for (const std::string& preset : testing::all_presets())
+    for (const char* id : {"INV-DEADLINE", "INV-PICK-ELIGIBLE"}) {
+      Options o = options(preset, id, 2);
+      o.slices = {0, 300'000};
+      const Result r = run(o, nullptr, nullptr);
+      EXPECT_EQ(r.verdict, Verdict::Proved) << preset << " " << id << ": " << r.note;
+    }
+}
+
 TEST(Prove, RejectsUnknownInvariantAndBadRanges) {
   Options o = options("paper-1", "INV-NOPE", 2);
   EXPECT_THROW(validate(o), Error);
