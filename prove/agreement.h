@@ -1,5 +1,6 @@
 // The symbolic model held against the reference (reference/runqueue.h): the same operations,
-// with every choice of the symbolic step fixed, must lead to the same states. Exact encoding.
+// with every choice of the symbolic step fixed, must lead to the same states: the exact
+// encoding against reference::Runqueue, linux64 against reference::LinuxRunqueue.
 #pragma once
 
 #include <optional>

@@ -166,12 +166,10 @@ SymState Model::place_entity(const SymState& s, int i, bool initial_known,
   if (p_.has(Feature::PLACE_DEADLINE_INITIAL) && initial_known)
     vs = z3::ite(initial, num_.half(vs), vs);
   const z3::expr fresh_d = x.v + vs;
-  // ρ := vs·w/N exactly; Linux keeps no ρ, so linux64 uses the request it meant: r (or r/2).
-  z3::expr rho = x.r;
-  if (num_.exact())
-    rho = num_.mulw(x.w, vs) * num_.ratio(1, kNice0Weight);
-  else if (p_.has(Feature::PLACE_DEADLINE_INITIAL) && initial_known)
-    rho = z3::ite(initial, num_.half(x.r), x.r);
+  // ρ := vs·w/N, the ghost request of the reference: truncated in linux64 (mul_div), so that
+  // it is the request the rounded virtual slice stands for, not the one the slice meant.
+  const z3::expr rho = num_.exact() ? num_.mulw(x.w, vs) * num_.ratio(1, kNice0Weight)
+                                    : num_.mulw(x.w, vs) / num_.lit(kNice0Weight);
   x.d = z3::ite(s.e[i].rel, x.v + s.e[i].d, fresh_d);
   x.rho = z3::ite(s.e[i].rel, s.e[i].rho, rho);
   x.cut = z3::ite(s.e[i].rel, s.e[i].cut, num_.ctx().bool_val(false));
