@@ -193,6 +193,14 @@ class Prover {
   Unrolling base() {
     Unrolling u = unrolling(0);
     u.solver.add(model_.initial(u.first));
+    // Symmetry breaking: the model treats task ids alike (ties go by insertion order, not id),
+    // so a schedule of tasks created in any order is one of tasks created in (weight, slice)
+    // order, renamed. Not for the steady driver: it enqueues in id order, which would then
+    // always be weight order.
+    for (int i = 0; !info_.steady && i + 1 < o_.tasks; ++i) {
+      const SymEntity &x = u.first.e[i], &y = u.first.e[i + 1];
+      u.solver.add(x.w <= y.w && z3::implies(x.w == y.w, num_.le(x.r, y.r)));
+    }
     if (info_.steady) {  // every entity joins at zero lag before the first decision
       SymState joined = u.first;
       for (int i = 0; i < o_.tasks; ++i) joined = model_.enqueue_entity(joined, i);
