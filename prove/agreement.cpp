@@ -29,6 +29,8 @@ StepKind step_kind(OpKind k) {
       return StepKind::SetSlice;
     case OpKind::Yield:
       return StepKind::Yield;
+    case OpKind::WakeupPreempt:
+      return StepKind::WakeupPreempt;
     default:
       throw Error(std::string("agreement: the symbolic model has no ") + op_name(k));
   }

@@ -11,8 +11,8 @@
 
 namespace vlag::prove {
 
-/// ops: Create for tasks 1..o.tasks first, then any operations the model has (no Exit,
-/// WakeupPreempt or late Create); those the reference rejects are skipped. Returns the first
+/// ops: Create for tasks 1..o.tasks first, then any operations the model has (no Exit or late
+/// Create); those the reference rejects are skipped. Returns the first
 /// field on which the symbolic state after an operation differs from the reference's.
 std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops);
 

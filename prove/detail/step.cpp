@@ -443,6 +443,65 @@ SymState Model::yield_task(const SymState& s) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// §4.12 wakeup preemption
+
+// Ends curr's protection, if it has one in force: stash moves past its deadline, vprot to v.
+SymState Model::cancel_protect_slice(const SymState& s) {
+  SymState t = s;
+  for (int j = 0; j < s.n(); ++j) {
+    const SymEntity& c = s.e[j];
+    const z3::expr ended = p_.protection == Protection::Stash ? c.d + num_.lit(1) : c.v;
+    t.prot = z3::ite(s.curr == j + 1, ended, t.prot);
+  }
+  return select(protect_slice(s), t, s);
+}
+
+// vprot only: the protection shrinks to the shortest slice in Q.
+SymState Model::update_protect_slice(const SymState& s) {
+  if (p_.protection != Protection::Vprot) return s;
+  SymState t = s;
+  const z3::expr sl = min_slice(num_, s, num_.lit(kNoSlice));
+  for (int j = 0; j < s.n(); ++j) {
+    const SymEntity& c = s.e[j];
+    t.prot = z3::ite(s.curr == j + 1, num_.min(s.prot, c.v + num_.vdelta(sl, c.w)), t.prot);
+  }
+  return select(s.curr != 0 && s.has_prot, t, s);
+}
+
+SymState Model::wakeup_preempt(const SymState& s, int i) {
+  if (!p_.has(Feature::WAKEUP_PREEMPTION)) return s;
+  const SymEntity& p = s.e[i];
+  SymState out = s;
+  for (int j = 0; j < s.n(); ++j) {
+    if (j == i) continue;
+    const SymEntity& c = s.e[j];
+    const z3::expr is_short =
+        num_.ctx().bool_val(p_.has(Feature::PREEMPT_SHORT)) && num_.lt(p.r, c.r);
+    SymState t = s;
+    switch (p_.wakeup) {
+      case WakeupRule::None:
+      case WakeupRule::Pick:
+        break;
+      case WakeupRule::ShortV1: {
+        const z3::expr cancel =
+            is_short && eligible(num_, s, i) && (num_.lt(p.d, c.d) || !eligible(num_, s, j));
+        t = select(cancel, cancel_protect_slice(s), s);
+        break;
+      }
+      case WakeupRule::ShortV2: {
+        const z3::expr wins = z3::ite(is_short, pick_eevdf(s, false), pick_eevdf(s, true)) == i + 1;
+        SymState lose = s;
+        if (p_.has(Feature::RUN_TO_PARITY)) lose = select(is_short, update_protect_slice(s), s);
+        t = select(wins, select(is_short, cancel_protect_slice(s), s), lose);
+        break;
+      }
+    }
+    out = select(s.curr == j + 1, t, out);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The relations
 
 z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& next) {
@@ -457,6 +516,9 @@ z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& 
     r = r &&
         z3::implies(kind(StepKind::Reweight) && at, equal(next, reweight_entity(s, i, ch.weight)));
     r = r && z3::implies(kind(StepKind::SetSlice) && at, equal(next, set_slice(s, i, ch.slice)));
+    r = r &&
+        z3::implies(kind(StepKind::WakeupPreempt) && at,
+                    s.e[i].st == kQueued && s.curr != i + 1 && equal(next, wakeup_preempt(s, i)));
   }
   r = r && z3::implies(kind(StepKind::Pick), equal(next, pick_next_entity(s)));
   r = r && z3::implies(kind(StepKind::Run), equal(next, update_curr(s, ch.delta)));
