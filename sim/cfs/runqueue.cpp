@@ -76,27 +76,10 @@ int64_t Runqueue::sched_slice(const Entity& e) const {
   return std::max(slice, tun_.min_granularity_ns);
 }
 
-// v9 series: a negative offset is judged against the other entity's; a non-negative one alone.
-int64_t Runqueue::wakeup_latency_gran(const Entity& curr, const Entity& se) const {
-  int64_t offset = se.latency_offset;
-  if (offset < 0 || curr.latency_offset < 0) offset -= curr.latency_offset;
-  return std::min(offset, tun_.latency_max_ns());
-}
-
 int Runqueue::wakeup_preempt_entity(const Entity& curr, const Entity& se) const {
   const int64_t vdiff = (absolute_vruntime(curr) - absolute_vruntime(se)).value();
-  // wakeup_gran: the granularity in se's virtual time.
-  const int64_t gran = calc_delta_fair(tun_.wakeup_granularity_ns, se.weight);
-  if (!options_.latency_nice) {
-    if (vdiff <= 0) return -1;
-    return vdiff > gran ? 1 : 0;
-  }
-  const int64_t offset = wakeup_latency_gran(curr, se);
-  if (vdiff < offset) return -1;
-  // Patch 1 of the series: a long sleeper, placed a sleeper credit behind min_vruntime, must be
-  // able to preempt whatever its weight makes of the granularity.
-  const int64_t bound = std::min(offset + gran, tun_.latency_max_ns());
-  return vdiff > bound ? 1 : 0;
+  return wakeup_preempt(vdiff, curr.latency_offset, se.latency_offset, se.weight, tun_,
+                        options_.latency_nice);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,8 +148,7 @@ void Runqueue::place_entity(Entity& e, bool initial) {
 
 void Runqueue::enqueue_entity(TaskId id) {
   Entity& e = get(id, "enqueue");
-  if (e.status == Status::Queued)
-    throw Error("enqueue: task " + id_str(id) + " is already queued");
+  if (e.status == Status::Queued) throw Error("enqueue: task " + id_str(id) + " is already queued");
   // A relative entity gets the min_vruntime of now: a migrated one is then placed as a waking
   // task (ENQUEUE_WAKEUP|ENQUEUE_MIGRATED), one dequeued without sleeping is restored as it was.
   bool wakeup = !e.is_new;
@@ -294,7 +276,7 @@ void Runqueue::check_preempt_tick(Entity& c) {
     if (delta > ideal) need_resched_ = true;
     return;
   }
-  if (delta < wakeup_latency_gran(c, *left)) return;
+  if (delta < wakeup_latency_gran(c.latency_offset, left->latency_offset, tun_)) return;
   if (delta > ideal || delta > tun_.latency_max_ns()) need_resched_ = true;
 }
 

@@ -125,7 +125,6 @@ class Runqueue {
   bool is_long_sleeper(const Entity& e) const;
   void update_min_vruntime();
   void check_preempt_tick(Entity& c);
-  int64_t wakeup_latency_gran(const Entity& curr, const Entity& se) const;
   void tree_insert(Entity& e);
   void tree_erase(Entity& e);
   void latency_insert(Entity& e, bool wakeup);

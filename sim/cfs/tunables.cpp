@@ -57,4 +57,24 @@ int64_t latency_offset_ns(int latency_nice, const Tunables& t) {
   return latency_weight(latency_nice) * t.sleeper_credit_ns() / 1024;
 }
 
+int64_t wakeup_latency_gran(int64_t curr_offset, int64_t se_offset, const Tunables& t) {
+  int64_t offset = se_offset;
+  if (offset < 0 || curr_offset < 0) offset -= curr_offset;
+  return std::min(offset, t.latency_max_ns());
+}
+
+int wakeup_preempt(int64_t vdiff, int64_t curr_offset, int64_t se_offset, int64_t se_weight,
+                   const Tunables& t, bool latency_nice) {
+  const int64_t gran = calc_delta_fair(t.wakeup_granularity_ns, se_weight);
+  if (!latency_nice) {
+    if (vdiff <= 0) return -1;
+    return vdiff > gran ? 1 : 0;
+  }
+  const int64_t offset = wakeup_latency_gran(curr_offset, se_offset, t);
+  if (vdiff < offset) return -1;
+  // v9 1/9: a long sleeper, placed a sleeper credit behind min_vruntime, must be able to preempt
+  // whatever its weight makes of the granularity.
+  return vdiff > std::min(offset + gran, t.latency_max_ns()) ? 1 : 0;
+}
+
 }  // namespace vlag::sim::cfs

@@ -39,4 +39,15 @@ int64_t calc_delta_fair(int64_t delta_ns, int64_t weight);
 int64_t latency_weight(int latency_nice);
 int64_t latency_offset_ns(int latency_nice, const Tunables& t);
 
+/// wakeup_latency_gran (v9 5/9): a negative offset counts against the other entity's, a
+/// non-negative one alone; at most get_latency_max().
+int64_t wakeup_latency_gran(int64_t curr_offset, int64_t se_offset, const Tunables& t);
+
+/// wakeup_preempt_entity(curr, se) from vdiff = curr.vruntime − se.vruntime: 1 when curr is more
+/// than the wakeup granularity (in se's virtual time) ahead of se, −1 when it is not ahead, else
+/// 0. With latency_nice (v9 1/9 and 5/9) the offsets move both thresholds and the granularity is
+/// capped at get_latency_max().
+int wakeup_preempt(int64_t vdiff, int64_t curr_offset, int64_t se_offset, int64_t se_weight,
+                   const Tunables& t, bool latency_nice);
+
 }  // namespace vlag::sim::cfs
