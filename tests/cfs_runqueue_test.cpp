@@ -180,6 +180,44 @@ TEST(CfsRunqueue, WakeupPreemptsIffAheadByMoreThanWeightedGranularity) {
   }
 }
 
+// check_preempt_tick's second rule: once curr ran min_granularity (0.75 ms) since its pick, it
+// is preempted when it is more than its ideal runtime (3 ms − 2 ns, compared in virtual time)
+// ahead of the leftmost, although it has not used that ideal runtime.
+TEST(CfsRunqueue, TickPreemptsAfterMinGranularityWhenFarAhead) {
+  Runqueue rq = make_rq();
+  for (TaskId id : {1, 2}) rq.apply({OpKind::Create, id, 1024});
+  make_sleeper(rq, 2);
+  rq.apply({OpKind::Enqueue, 1});
+  rq.apply({OpKind::Pick});
+  rq.apply({OpKind::Run, 0, 50 * kMs});
+  rq.apply({OpKind::Pick});  // 1 again, with a fresh slice
+  ASSERT_EQ(rq.curr(), 1);
+  rq.apply({OpKind::Enqueue, 2});  // 3 ms behind: far enough, but no wakeup check is made
+  rq.apply({OpKind::Run, 0, 500'000});
+  rq.apply({OpKind::Tick});
+  EXPECT_FALSE(rq.need_resched()) << "ran 0.5 ms < min_granularity";
+  rq.apply({OpKind::Run, 0, 500'000});
+  EXPECT_GT(v_of(rq, 1) - v_of(rq, 2), rq.sched_slice(rq.entity(1)));
+  rq.apply({OpKind::Tick});
+  EXPECT_TRUE(rq.need_resched()) << "ran 1 ms, 4 ms ahead of the leftmost";
+}
+
+TEST(CfsRunqueue, DetachTakesOnlySleepingTasks) {
+  Runqueue rq = make_rq();
+  for (TaskId id : {1, 2}) rq.apply({OpKind::Create, id, 1024});
+  rq.apply({OpKind::Enqueue, 1});
+  EXPECT_FALSE(rq.detach(1).has_value());
+  EXPECT_TRUE(rq.has(1));
+  EXPECT_THROW(rq.detach(3), Error);
+  const auto fresh = rq.detach(2);  // never enqueued: level with min_vruntime
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(fresh->vlag, 0);
+  Migrant<int64_t> bad = *fresh;
+  bad.weight = 0;
+  EXPECT_THROW(rq.attach(bad), Error);
+  EXPECT_FALSE(rq.has(2));
+}
+
 TEST(CfsRunqueue, YieldSkipsToTheNextTask) {
   Runqueue rq = make_rq();
   for (TaskId id : {1, 2}) {
@@ -288,8 +326,8 @@ RC_GTEST_PROP(CfsProperties, InvariantsHoldAfterEveryOperation, ()) {
   options.arbiter = false;
   const checker::Report report = checker::check({checker::text_source("run", out.str())}, options);
   RC_ASSERT(report.violation_count == 0);
-  const bool picked = std::any_of(ops.begin(), ops.end(),
-                                  [](const Op& op) { return op.kind == OpKind::Pick; });
+  const bool picked =
+      std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::Pick; });
   const auto pick_stats = report.stats.find("CFS-PICK-LEFTMOST");
   RC_ASSERT(picked == (pick_stats != report.stats.end() && pick_stats->second.checked > 0));
 }

@@ -395,7 +395,10 @@ void Runqueue::exit(TaskId id) {
 std::optional<Migrant<int64_t>> Runqueue::detach(TaskId id) {
   Entity& e = get(id, "detach");
   if (e.status != Status::Sleeping) return std::nullopt;
-  const LinuxTime rel = e.relative ? e.vruntime : e.vruntime - min_vruntime_;
+  // A task never enqueued has no vruntime yet: it leaves level with min_vruntime.
+  const LinuxTime rel = e.is_new     ? LinuxTime(0)
+                        : e.relative ? e.vruntime
+                                     : e.vruntime - min_vruntime_;
   Migrant<int64_t> m;
   m.id = id;
   m.weight = e.weight;

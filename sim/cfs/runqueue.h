@@ -67,8 +67,10 @@ class Runqueue {
 
   /// A sleeping entity leaves (migrate_task_rq_fair of a waking task): its vruntime becomes
   /// relative to this runqueue's min_vruntime, and Migrant::vlag = min_vruntime − vruntime, in
-  /// the lag sign convention (positive: behind the queue, owed service). nullopt, state
-  /// unchanged, when the entity is queued; vlag::Error for an unknown id.
+  /// the lag sign convention (positive: behind the queue, owed service); 0 for a task never
+  /// enqueued. Migrant has no room for "new", so such a task arrives as a waking one: create
+  /// tasks on their first CPU instead. nullopt, state unchanged, when the entity is queued;
+  /// vlag::Error for an unknown id.
   std::optional<Migrant<int64_t>> detach(TaskId id);
   /// The entity arrives sleeping with vruntime = −m.vlag relative to this runqueue; its next
   /// enqueue adds the min_vruntime of that moment and places it as a waking migrated task.
