@@ -126,7 +126,7 @@ TEST(Compare, TinyGridTablesHaveTheGridShape) {
       // The mean recomputed from the runs' own values.
       for (size_t v = 0; v < 2; ++v) {
         std::vector<double> values;
-        for (const Run& run : res.runs)
+        for (const RunRecord& run : res.runs)
           if (run.row == r && run.variant == v)
             for (const Metric& m : run.metrics)
               if (m.name == t.name) values.push_back(m.value);

@@ -24,7 +24,8 @@ Sample sample_of(const std::vector<double>& values) {
 std::optional<double> better_change_pct(double base, double value, Better better) {
   if (base == 0) return value == 0 ? std::optional<double>(0.0) : std::nullopt;
   const double raw = (value - base) / std::abs(base) * 100.0;
-  return better == Better::Higher ? raw : -raw;
+  // + 0.0 turns the -0 of a negated zero change into 0, so it prints as +0.0 %.
+  return (better == Better::Higher ? raw : -raw) + 0.0;
 }
 
 bool within_noise(const Sample& base, const Sample& value) {
@@ -41,7 +42,7 @@ std::vector<MetricTable> aggregate(const RunResults& results) {
   std::map<std::string, size_t> index;
   // values[metric][row][variant]: one value per repetition that reported the metric.
   std::vector<std::vector<std::vector<std::vector<double>>>> values;
-  for (const Run& run : results.runs)
+  for (const RunRecord& run : results.runs)
     for (const Metric& m : run.metrics) {
       auto [it, added] = index.try_emplace(m.name, tables.size());
       if (added) {

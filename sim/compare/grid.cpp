@@ -88,7 +88,7 @@ RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress) {
     while (true) {
       const size_t i = next.fetch_add(1);
       if (i >= configs.size()) return;
-      Run& run = out.runs[i];
+      RunRecord& run = out.runs[i];
       try {
         ScenarioResult res = run_scenario(configs[i]);
         run.end_ns = res.stats.end_ns;

@@ -28,7 +28,7 @@ struct GridSpec {
 };
 
 /// What one run left for tables, JSON and plots.
-struct Run {
+struct RunRecord {
   size_t row = 0;
   size_t variant = 0;
   int rep = 0;
@@ -40,7 +40,7 @@ struct Run {
 
 struct RunResults {
   GridSpec spec;
-  std::vector<Run> runs;  // in grid order: row, then variant, then repetition
+  std::vector<RunRecord> runs;  // in grid order: row, then variant, then repetition
 };
 
 /// Rows from "key=v1,v2,…"; one row labelled "all" for an empty text.

@@ -45,7 +45,7 @@ std::string config_json(const GridSpec& spec) {
 
 std::string runs_json(const RunResults& results) {
   JsonArray a;
-  for (const Run& run : results.runs) {
+  for (const RunRecord& run : results.runs) {
     JsonArray metrics;
     for (const Metric& m : run.metrics) {
       JsonObject o;

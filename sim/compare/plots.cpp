@@ -80,13 +80,20 @@ void latency_cdf(const RunResults& res, size_t row, Writer& w, PlotFiles& files)
   const GridSpec& spec = res.spec;
   std::string data;
   std::vector<size_t> drawn;
-  for (const Run& run : res.runs) {
+  for (const RunRecord& run : res.runs) {
     if (run.row != row || run.rep != 0) continue;
     LatencyHistogram all;
     for (const TaskSummary& t : run.tasks) all.merge(t.latency);
     if (all.count() == 0) continue;
     data += fmt::format("# {}\n", spec.variants[run.variant].label);
-    for (const auto& [ns, frac] : all.cdf()) data += fmt::format("{} {}\n", ns / 1e3, frac);
+    // The log x axis cannot show 0: a zero latency is drawn at 1 ns. The curve starts at
+    // fraction 0 so that the first step is visible.
+    const auto cdf = all.cdf();
+    const auto x_us = [](int64_t ns) {
+      return static_cast<double>(std::max<int64_t>(ns, 1)) / 1e3;
+    };
+    data += fmt::format("{} 0\n", x_us(cdf.front().first));
+    for (const auto& [ns, frac] : cdf) data += fmt::format("{} {}\n", x_us(ns), frac);
     data += "\n\n";  // gnuplot: two blank lines end a data set (index)
     drawn.push_back(run.variant);
   }
@@ -107,18 +114,18 @@ void latency_cdf(const RunResults& res, size_t row, Writer& w, PlotFiles& files)
 
 void cpu_share(const RunResults& res, size_t row, Writer& w) {
   const GridSpec& spec = res.spec;
-  std::vector<const Run*> firsts;
-  for (const Run& run : res.runs)
+  std::vector<const RunRecord*> firsts;
+  for (const RunRecord& run : res.runs)
     if (run.row == row && run.rep == 0) firsts.push_back(&run);
   size_t ntasks = 0;
-  for (const Run* r : firsts) ntasks = std::max(ntasks, r->tasks.size());
+  for (const RunRecord* r : firsts) ntasks = std::max(ntasks, r->tasks.size());
   std::string data = "task";
-  for (const Run* r : firsts) data += " " + gp_quote(spec.variants[r->variant].label);
+  for (const RunRecord* r : firsts) data += " " + gp_quote(spec.variants[r->variant].label);
   data += "\n";
   for (size_t t = 0; t < ntasks; ++t) {
     std::string name;
     std::string line;
-    for (const Run* r : firsts) {
+    for (const RunRecord* r : firsts) {
       if (t >= r->tasks.size()) {
         line += " NaN";
         continue;
@@ -147,8 +154,8 @@ void lag_plot(const RunResults& res, size_t variant, const PlotOptions& options,
   const GridSpec& spec = res.spec;
   const ScenarioConfig config = cell_config(spec, 0, variant, 0);
   const LagSeries lag = lag_over_time(config, options.dir, options.lag_buckets);
-  const Run* first = nullptr;
-  for (const Run& run : res.runs)
+  const RunRecord* first = nullptr;
+  for (const RunRecord& run : res.runs)
     if (run.row == 0 && run.variant == variant && run.rep == 0) first = &run;
   const std::string name =
       "lag-" + file_part(spec.rows[0].label) + "-" + file_part(spec.variants[variant].label);

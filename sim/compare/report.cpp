@@ -9,6 +9,7 @@ namespace vlag::sim::compare {
 namespace {
 
 std::string stddev_pct(const Sample& s) {
+  if (s.stddev == 0) return "(± 0.0%)";
   if (s.mean == 0) return "(± n/a)";
   return fmt::format("(± {:.1f}%)", 100.0 * s.stddev / std::abs(s.mean));
 }
@@ -86,6 +87,14 @@ std::string summary_text(const std::vector<Change>& changes, const GridSpec& spe
   std::string out =
       "Summary: every change against the baseline, worst regression first, best improvement "
       "last (positive = better; noise = within the noise rule above)\n";
+  size_t metric_w = 0;
+  size_t row_w = 0;
+  size_t variant_w = 0;
+  for (const Change& c : changes) {
+    metric_w = std::max(metric_w, display_width(c.metric));
+    row_w = std::max(row_w, display_width(spec.rows[c.row].label));
+    variant_w = std::max(variant_w, display_width(spec.variants[c.variant].label));
+  }
   for (const Change& c : changes) {
     const std::string pct = c.change_pct ? fmt::format("{:+.1f}%", *c.change_pct) : "n/a";
     const std::string kind = !c.change_pct        ? "n/a"
@@ -93,9 +102,10 @@ std::string summary_text(const std::vector<Change>& changes, const GridSpec& spe
                              : *c.change_pct == 0 ? "same"
                              : *c.change_pct < 0  ? "regression"
                                                   : "improvement";
-    out += fmt::format("  {:>8}  {:<11}  {}  {}  {}: {} → {} {}\n", pct, kind, c.metric,
-                       spec.rows[c.row].label, spec.variants[c.variant].label,
-                       format_value(c.base_mean), format_value(c.mean), c.unit);
+    out += fmt::format("  {:>8}  {:<11}  {}  {}  {}  {} → {} {}\n", pct, kind,
+                       pad(c.metric, metric_w), pad(spec.rows[c.row].label, row_w),
+                       pad(spec.variants[c.variant].label, variant_w), format_value(c.base_mean),
+                       format_value(c.mean), c.unit);
   }
   return out;
 }
