@@ -1,5 +1,6 @@
 #include "sim/compare/lag_trace.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>

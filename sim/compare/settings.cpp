@@ -1,5 +1,6 @@
 #include "sim/compare/settings.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 
