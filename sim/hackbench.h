@@ -1,6 +1,7 @@
 // hackbench-like (`perf bench sched messaging`, tools/perf/bench/sched-messaging.c): `groups`
 // groups, each of `fds` receivers and `fds` senders (created in that order, group by group). Each
-// receiver owns one pipe (or socketpair) that all senders of its group write to. Every sender
+// receiver owns one pipe that all senders of its group write to (perf's default socketpair
+// accounts its buffer per packet, differently; the model has a pipe's byte capacity). Every sender
 // writes `loops` rounds of one DATASIZE (100 byte) message to each receiver of its group, in
 // receiver order; every receiver reads loops * fds messages. All tasks are created first and then
 // started together, as perf's "GO" poll does; the time runs from that start to the last read.

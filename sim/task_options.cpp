@@ -71,7 +71,8 @@ GroupSettings parse_group_settings(const std::string& text) {
       g.latency_nice = nice_value(value, where);
     } else if (key == "slice_us") {
       const int64_t us = number<int64_t>(value, where);
-      if (us < 0) throw Error("--group " + where + ": the slice must be >= 0");
+      if (us < 0 || us > 1'000'000)
+        throw Error("--group " + where + ": the slice must be 0..1000000 us");
       g.slice_ns = us * 1000;
     } else {
       throw Error("--group " + g.group + ": unknown key '" + key +

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <filesystem>
 #include <numeric>
+#include <set>
 
+#include "checker/run.h"
 #include "sim/composite.h"
 #include "sim/hackbench.h"
 #include "sim/hogs.h"
@@ -356,6 +359,38 @@ TEST(SimWorkloads, SameSeedGivesTheSameMetrics) {
     EXPECT_EQ(a.metrics[i].value, b.metrics[i].value) << a.metrics[i].name;
   }
   EXPECT_EQ(a.report, b.report);
+}
+
+// The composed workloads' per-CPU traces pass the checker on the invariants it judges on integer
+// traces, as tests/sim_test.cpp checks them for a single workload.
+TEST(SimWorkloads, ComposedRunTracesPassTheChecker) {
+  const std::set<std::string> excluded = {"INV-STEP", "INV-PLACE-LAG", "INV-REWEIGHT",
+                                          "INV-DEADLINE", "INV-LAG-CLAMP"};
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / "vlag-sim-workloads-traces").string();
+  std::filesystem::remove_all(dir);
+  ScenarioConfig c;
+  c.workload = "hackbench+schbench+cyclictest";
+  c.machine = machine(2);
+  c.machine.trace_dir = dir;
+  c.groups = 1;
+  c.fds = 4;
+  c.loops = 200;
+  c.pipe_bytes = 500;
+  c.schbench.request_ns = 500'000;
+  c.group_settings = {parse_group_settings("schbench:slice_us=200,nice=-2")};
+  const ScenarioResult r = run_scenario(c);
+  EXPECT_GT(r.stats.switches, 100);
+  for (int cpu = 0; cpu < 2; ++cpu) {
+    const std::string path = dir + "/cpu" + std::to_string(cpu) + ".jsonl";
+    const checker::Report report = checker::check({checker::file_source(path)}, {});
+    EXPECT_EQ(report.problem_count, 0) << path;
+    for (const auto& [id, s] : report.stats)
+      if (id.rfind("INV-", 0) == 0 && !excluded.contains(id)) {
+        EXPECT_EQ(s.violated, 0) << path << " " << id << ": " << s.worst;
+      }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
