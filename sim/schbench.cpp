@@ -98,15 +98,10 @@ int64_t Schbench::burst_done(Machine& m, Task& t) {
       // The machine recorded this wakeup's latency when the worker first ran.
       if (measuring(m)) wakeup_.add(t.latency.last_ns);
       r.work_start = r.woke_at + t.latency.last_ns;
-      if (config_.sleep_ns > 0) {
-        r.phase = Phase::Sleeping;
-        m.set_timer(t, m.now() + config_.sleep_ns);
-        return 0;
-      }
       r.phase = Phase::Working;
-      return config_.request_ns;
-    case Phase::Sleeping:
-      break;  // a timer, not a burst, ends the usleep
+      if (config_.sleep_ns == 0) return config_.request_ns;
+      m.set_timer(t, m.now() + config_.sleep_ns);  // the usleep; its end starts the math
+      return 0;
     case Phase::Working:
       if (measuring(m)) {
         request_.add(m.now() - r.work_start);
@@ -122,11 +117,7 @@ int64_t Schbench::burst_done(Machine& m, Task& t) {
   return 0;
 }
 
-void Schbench::timer(Machine& m, Task& t) {
-  Role& r = role(t);
-  r.phase = Phase::Working;
-  m.wake(t, config_.request_ns);
-}
+void Schbench::timer(Machine& m, Task& t) { m.wake(t, config_.request_ns); }
 
 double Schbench::rps(int64_t end_ns) const {
   const int64_t measured = end_ns - config_.warmup_ns;

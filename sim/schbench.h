@@ -53,7 +53,7 @@ class Schbench : public Benchmark {
   int workers_per_message_thread() const { return workers_; }
 
  private:
-  enum class Phase { Waiting, Sleeping, Working };
+  enum class Phase { Waiting, Working };  // for the message thread's wakeup; in a request
   struct Role {
     bool message = false;
     int owner = 0;  // the message thread's index (its own, for a message thread)
