@@ -146,8 +146,10 @@ Metrics Schbench::metrics(const MachineStats& st) const {
   const auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
   return {
       {"schbench.wakeup_p50", "us", us(clamped_percentile(wakeup_, 50)), Better::Lower},
+      {"schbench.wakeup_p90", "us", us(clamped_percentile(wakeup_, 90)), Better::Lower},
+      {"schbench.wakeup_p95", "us", us(clamped_percentile(wakeup_, 95)), Better::Lower},
       {"schbench.wakeup_p99", "us", us(clamped_percentile(wakeup_, 99)), Better::Lower},
-      {"schbench.wakeup_p99.9", "us", us(clamped_percentile(wakeup_, 99.9)), Better::Lower},
+      {"schbench.wakeup_p999", "us", us(clamped_percentile(wakeup_, 99.9)), Better::Lower},
       {"schbench.request_p50", "us", us(clamped_percentile(request_, 50)), Better::Lower},
       {"schbench.request_p99", "us", us(clamped_percentile(request_, 99)), Better::Lower},
       {"schbench.rps", "req/s", rps(st.end_ns), Better::Higher},
