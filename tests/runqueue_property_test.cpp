@@ -5,6 +5,7 @@
 
 #include "op_gen.h"
 #include "reference/invariants.h"
+#include "reference/round_trip.h"
 #include "reference/runqueue.h"
 #include "rq_helpers.h"
 #include "spec/error.h"
@@ -44,7 +45,7 @@ RC_GTEST_PROP(ReferenceProperties, PromisedInvariantsHoldAfterEveryOperation, ()
   for (const Op& op : ops) {
     const Runqueue before = rq;
     try {
-      rq.apply(op);
+      reference::apply_with_round_trip(rq, op);
     } catch (const Error&) {
       RC_ASSERT(snapshot(rq) == snapshot(before));
       continue;
