@@ -15,6 +15,9 @@
 #include "sim/machine.h"
 #include "sim/scenario.h"
 #include "spec/weights.h"
+#include "trace/input_error.h"
+#include "trace/observer.h"
+#include "trace_helpers.h"
 
 namespace vlag::sim {
 namespace {
@@ -62,6 +65,51 @@ void migration_keeps_lag() {
 
 TEST(SimMachine, MigrationKeepsLagExact) { migration_keeps_lag<reference::Runqueue>(); }
 TEST(SimMachine, MigrationKeepsLagLinuxArithmetic) { migration_keeps_lag<optimized::Runqueue>(); }
+
+// Exact traces of both runqueues of a migration: the checker's shadow replays detach and attach
+// (the attach line's vlag is the lag it brings), so every invariant, INV-STEP and INV-PLACE-LAG
+// included, is judged across the move; a wrong or missing vlag on the attach line is caught.
+TEST(SimMachine, CheckerReplaysDetachAndAttach) {
+  const Params params = make_params(preset_by_name("linux-6.18"));
+  std::ostringstream out_a, out_b;
+  trace::TraceObserver<reference::Num> ta(out_a, testing::header_for(params));
+  trace::TraceObserver<reference::Num> tb(out_b, testing::header_for(params));
+  reference::Runqueue a(params), b(params);
+  a.set_observer(&ta);
+  b.set_observer(&tb);
+  for (const Op& op : {Op{OpKind::Create, 1, 1024}, Op{OpKind::Create, 2, 3121},
+                       Op{OpKind::Enqueue, 1}, Op{OpKind::Enqueue, 2}, Op{OpKind::Pick},
+                       Op{OpKind::Run, 0, 1'000'000}, Op{OpKind::Dequeue, 1, 0, 0, kDequeueSleep}})
+    a.apply(op);
+  ASSERT_EQ(a.curr(), TaskId{2});  // the heavier task's half request ends first
+  for (const Op& op : {Op{OpKind::Create, 3, 1024}, Op{OpKind::Enqueue, 3}, Op{OpKind::Pick},
+                       Op{OpKind::Run, 0, 2'000'000}})
+    b.apply(op);
+  const auto m = a.detach(1);  // 1 never ran: v = 0 <= V, so it sleeps with a positive lag
+  ASSERT_TRUE(m);
+  ASSERT_GT(m->vlag, 0);
+  ASSERT_TRUE(b.attach(*m));
+  for (const Op& op : {Op{OpKind::Enqueue, 1}, Op{OpKind::Pick}, Op{OpKind::Run, 0, 500'000},
+                       Op{OpKind::Tick}, Op{OpKind::Pick}})
+    b.apply(op);
+  for (const std::string& text : {out_a.str(), out_b.str()}) {
+    const checker::Report r = testing::check_text(text);
+    EXPECT_EQ(r.problem_count, 0) << text;
+    EXPECT_EQ(r.violation_count, 0) << text;
+    EXPECT_GT(r.stats.at("INV-STEP").checked, 5);
+  }
+  const std::string attach_b = out_b.str();
+  const size_t at = attach_b.find("\"ev\":\"attach\"");
+  ASSERT_NE(at, std::string::npos);
+  const size_t vlag = attach_b.find("\"vlag\":", at);
+  const size_t end = attach_b.find(',', vlag);
+  std::string wrong = attach_b;
+  wrong.replace(vlag, end - vlag, "\"vlag\":0");
+  EXPECT_GT(testing::check_text(wrong).violation_count, 0);
+  std::string missing = attach_b;
+  missing.erase(vlag, end - vlag + 1);
+  EXPECT_THROW(testing::check_text(missing), trace::InputError);
+}
 
 // The guard: a queued or delayed entity cannot leave, and the state is then unchanged.
 TEST(SimMachine, OnlyASleepingEntityIsDetached) {
