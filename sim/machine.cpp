@@ -62,10 +62,10 @@ void Machine::sync(int c) {
   apply(k, {OpKind::Run, 0, delta});
 }
 
-int64_t Machine::nr_running(int c) const {
-  int64_t n = 0;
+std::vector<int64_t> Machine::nr_running() const {
+  std::vector<int64_t> n(cpus_.size());
   for (const auto& t : tasks_)
-    if (t->cpu == c && t->runnable) ++n;
+    if (t->runnable) ++n[static_cast<size_t>(t->cpu)];
   return n;
 }
 
@@ -74,12 +74,13 @@ bool Machine::is_short(const Task& t) const {
 }
 
 std::vector<CpuLoad> Machine::loads() const {
+  const std::vector<int64_t> n = nr_running();
   std::vector<CpuLoad> l(cpus_.size());
   for (size_t c = 0; c < cpus_.size(); ++c) {
     const CpuRunqueue& q = *cpus_[c]->rq;
     l[c].idle = !q.curr() && q.nr_queued() == 0;
-    l[c].short_alone = q.curr() && nr_running(static_cast<int>(c)) == 1 &&
-                       is_short(*tasks_[static_cast<size_t>(*q.curr() - 1)]);
+    l[c].short_alone =
+        q.curr() && n[c] == 1 && is_short(*tasks_[static_cast<size_t>(*q.curr() - 1)]);
   }
   return l;
 }
@@ -94,7 +95,9 @@ void Machine::migrate(Task& t, int to) {
     throw Error("migrate: task " + std::to_string(t.id) + " cannot leave CPU " +
                 std::to_string(t.cpu) + " (it is not a sleeping entity there)");
   sync(to);
-  rq(to).attach(*m);
+  if (!rq(to).attach(*m))
+    throw Error("migrate: task " + std::to_string(t.id) + " is on CPU " + std::to_string(to) +
+                " already");
   stats_.operations += 2;
   t.cpu = to;
   ++t.migrations;
@@ -109,7 +112,7 @@ bool Machine::wake(Task& t, int64_t burst_ns) {
   ++t.wakeups;
   // A delayed task (SPEC.md §4.9) is still queued on its CPU and is requeued there, as Linux's
   // ttwu_runnable() does; only a task that fully sleeps is placed.
-  if (rq(t.cpu).status(t.id) == Status::Sleeping) {
+  if (config_.placement != Placement::Prev && rq(t.cpu).status(t.id) == Status::Sleeping) {
     WakeupSite site;
     site.prev = t.cpu;
     site.wakee_short = is_short(t);
@@ -167,15 +170,14 @@ void Machine::move_queued(Task& t, int to) {
 
 // Linux's newidle balance: a CPU about to idle pulls one queued task from the busiest CPU.
 bool Machine::newidle_balance(int c) {
+  const std::vector<int64_t> n = nr_running();
   int busiest = -1;
   int64_t most = 1;  // a CPU running one task has nothing queued to give
-  for (int k = 0; k < ncpus(); ++k) {
-    const int64_t n = nr_running(k);
-    if (k != c && n > most) {
+  for (int k = 0; k < ncpus(); ++k)
+    if (k != c && n[static_cast<size_t>(k)] > most) {
       busiest = k;
-      most = n;
+      most = n[static_cast<size_t>(k)];
     }
-  }
   if (busiest < 0) return false;
   Task* t = pullable(busiest);
   if (!t) return false;
@@ -186,9 +188,8 @@ bool Machine::newidle_balance(int c) {
 void Machine::periodic_balance() {
   for (;;) {
     int busiest = 0, least = 0;
-    std::vector<int64_t> n(cpus_.size());
+    const std::vector<int64_t> n = nr_running();
     for (int k = 0; k < ncpus(); ++k) {
-      n[static_cast<size_t>(k)] = nr_running(k);
       if (n[static_cast<size_t>(k)] > n[static_cast<size_t>(busiest)]) busiest = k;
       if (n[static_cast<size_t>(k)] < n[static_cast<size_t>(least)]) least = k;
     }

@@ -92,7 +92,7 @@ class Machine {
   void tick(int c);
   void burst_end(int c, uint64_t gen);
   void enqueue_on(Task& t, int c);
-  int64_t nr_running(int c) const;
+  std::vector<int64_t> nr_running() const;  // runnable tasks per CPU
   bool is_short(const Task& t) const;
   std::vector<CpuLoad> loads() const;
   void migrate(Task& t, int to);
