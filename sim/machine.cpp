@@ -115,11 +115,7 @@ bool Machine::wake(Task& t, int64_t burst_ns) {
   if (config_.placement != Placement::Prev && rq(t.cpu).status(t.id) == Status::Sleeping) {
     WakeupSite site;
     site.prev = t.cpu;
-    site.wakee_short = is_short(t);
-    if (waker_cpu_ >= 0) {
-      site.waker_cpu = waker_cpu_;
-      if (const auto w = rq(waker_cpu_).curr()) site.waker_short = is_short(task(*w));
-    }
+    site.waker_cpu = waker_cpu_;
     const int target = place_wakeup(config_.placement, site, loads());
     if (target != t.cpu) migrate(t, target);
   }

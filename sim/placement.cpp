@@ -22,14 +22,13 @@ int place_wakeup(Placement p, const WakeupSite& site, const std::vector<CpuLoad>
     const int c = (site.prev + k) % n;
     if (at(c).idle) return c;
   }
-  // The machine is busy. SIS_SHORT: a short wakee woken by a short waker goes where a short
-  // task runs alone, so it runs soon without spreading the pair. The scan starts at the
-  // waker's CPU, which Linux's wake_affine makes the target of such a wakeup.
-  if (p == Placement::SisShort && site.waker_short && site.wakee_short && site.waker_cpu >= 0)
-    for (int k = 0; k < n; ++k) {
-      const int c = (site.waker_cpu + k) % n;
-      if (at(c).short_alone) return c;
-    }
+  // The machine is busy. SIS_SHORT (RFC v2): when the waker's CPU runs one task and that task is
+  // short, wake_affine_idle takes the waker's CPU as the target and the busy idle scan stops
+  // there: the wakee waits for a short task instead of paying for a cross-CPU wakeup. The RFC
+  // checks this before the idle scan when the LLC is over half busy; a flat machine has no
+  // such estimate, so idle CPUs are taken first (the cover letter's answer to spreading).
+  if (p == Placement::SisShort && site.waker_cpu >= 0 && at(site.waker_cpu).short_alone)
+    return site.waker_cpu;
   return site.prev;
 }
 

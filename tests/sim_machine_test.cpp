@@ -282,7 +282,7 @@ TEST(SimMachine, SameSeedGivesTheSameTraceBytes) {
 }
 
 // The SIS_SHORT rule on its own: idle CPUs first (the previous one first), then, on a busy
-// machine and only for a short waker and wakee, a CPU whose one task is short, from the waker's.
+// machine, the waker's CPU if the one task it runs is short; else the previous CPU.
 TEST(SimMachine, SisShortPlacementRule) {
   std::vector<CpuLoad> busy(4);
   busy[3].short_alone = true;
@@ -290,21 +290,20 @@ TEST(SimMachine, SisShortPlacementRule) {
   WakeupSite s;
   s.prev = 2;
   s.waker_cpu = 3;
-  s.waker_short = true;
-  s.wakee_short = true;
   EXPECT_EQ(place_wakeup(Placement::SisShort, s, busy), 3);
   EXPECT_EQ(place_wakeup(Placement::Idle, s, busy), 2);
-  s.waker_short = false;
+  s.waker_cpu = 0;  // a short task alone elsewhere (CPU 1) is not the target
   EXPECT_EQ(place_wakeup(Placement::SisShort, s, busy), 2);
-  s.waker_short = true;
-  s.wakee_short = false;
+  s.waker_cpu = -1;  // a timer's wakeup has no waker
   EXPECT_EQ(place_wakeup(Placement::SisShort, s, busy), 2);
-  s.wakee_short = true;
+  s.waker_cpu = 3;
   busy[0].idle = true;  // an idle CPU wins over a short one
   EXPECT_EQ(place_wakeup(Placement::SisShort, s, busy), 0);
   busy[2].idle = true;  // and the previous CPU over other idle ones
   EXPECT_EQ(place_wakeup(Placement::SisShort, s, busy), 2);
   EXPECT_TRUE(is_short_task(10'000, 750'000));
+  EXPECT_TRUE(is_short_task(93'750, 750'000));  // the bound itself: base slice / 8
+  EXPECT_FALSE(is_short_task(93'751, 750'000));
   EXPECT_FALSE(is_short_task(0, 750'000));  // no history yet
   EXPECT_FALSE(is_short_task(100'000, 750'000));
 }
