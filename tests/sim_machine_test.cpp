@@ -10,8 +10,10 @@
 #include "checker/run.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
+#include "sim/composite.h"
 #include "sim/cyclictest.h"
 #include "sim/hackbench.h"
+#include "sim/hogs.h"
 #include "sim/machine.h"
 #include "sim/scenario.h"
 #include "spec/weights.h"
@@ -225,10 +227,12 @@ TEST(SimMachine, MigratingBalancedRunTracesPassTheChecker) {
     if (cyclic) {
       CyclictestConfig c;
       c.threads = 3;  // long bursts: some wakeups find their CPU busy and another one idle
-      c.hogs = 1;
       c.work_ns = 300'000;
       c.options.slice_ns = {300'000, 0};
-      w = std::make_unique<Cyclictest>(c);
+      auto load = std::make_unique<Composite>();
+      load->add("cyclictest", std::make_unique<Cyclictest>(c));
+      load->add("background", std::make_unique<Hogs>(1, TaskOptions{}));
+      w = std::move(load);
     } else {
       w = std::make_unique<HogsOnCpu0>(5);
     }
@@ -330,8 +334,9 @@ TEST(SimMachine, NoSamePrioPreemptCutsContextSwitches) {
 }
 
 // Seed 003 (SIS_SHORT) claims fewer cross-CPU wakeups on a busy machine. The model does not show
-// it on this load: sim/hackbench.h's senders never block (its pipes never fill), so a waker never
-// sleeps, has no duration average and is never short, and the rule never applies. What the model
+// it on this load: a pipe holds 655 messages and each gets 200, so sim/hackbench.h's senders never
+// block; a waker never sleeps, has no duration average and is never short, and the rule never
+// applies. What the model
 // does: the same placements as `idle`, wakeup for wakeup.
 TEST(SimMachine, SisShortMatchesIdleWhenWakersNeverSleep) {
   const HackbenchRun idle = hackbench_under(Policy::Eevdf, Placement::Idle);
