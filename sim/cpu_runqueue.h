@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <type_traits>
+#include <utility>
 
 #include "spec/migrant.h"
 #include "spec/observer.h"
@@ -35,12 +36,16 @@ class CpuRunqueue {
   virtual void trace_to(std::ostream& out, const trace::Header& h) = 0;
 };
 
+/// The virtual-time type of a runqueue class: that of the saved lag its migrants carry.
+template <class Rq>
+using RunqueueNum = std::remove_cvref_t<decltype(std::declval<Rq&>().detach(TaskId{})->vlag)>;
+
 /// Any runqueue class with apply/now/curr/nr_queued/need_resched/last_outcome().preempt/
-/// entity(id).status/detach/attach/set_observer, a Num virtual-time type and a Params constructor.
+/// entity(id).status/detach/attach/set_observer and a Params constructor.
 template <class Rq>
 class CpuRunqueueAdapter final : public CpuRunqueue {
  public:
-  using Num = typename Rq::Num;
+  using Num = RunqueueNum<Rq>;
   explicit CpuRunqueueAdapter(const Params& params) : rq_(params) {}
 
   void apply(const Op& op) override { rq_.apply(op); }
