@@ -20,6 +20,9 @@ struct SimOptions {
   double seconds = 10.0;
   uint64_t seed = 1;
   std::string placement = "prev";
+  std::string policy = "eevdf";
+  bool no_balance = false;
+  int balance_ticks = 4;
   double switch_cost_us = 0;
   std::string trace_dir;
   int tasks = 0;
@@ -53,6 +56,9 @@ int run_sim(const SimOptions& o) {
   sim::ScenarioConfig sc;
   sc.machine.params = make_params(preset, o.hz, o.cpus);
   sc.machine.placement = sim::placement_by_name(o.placement);
+  sc.machine.policy = sim::policy_by_name(o.policy);
+  sc.machine.balance = !o.no_balance;
+  sc.machine.balance_interval_ticks = o.balance_ticks;
   sc.machine.switch_cost_ns = ns(o.switch_cost_us);
   sc.machine.seed = o.seed;
   sc.machine.trace_dir = o.trace_dir;
@@ -84,10 +90,13 @@ int run_sim(const SimOptions& o) {
   const sim::MachineStats& st = r.stats;
   fmt::print("{}", r.report);
   fmt::print(
-      "\nvlag sim: {} CPUs, preset {}, HZ {}, placement {}, seed {}: {:.3f} s simulated, {} "
-      "events, {} runqueue operations, {} context switches, {} migrations\n",
-      o.cpus, sc.machine.params.preset.name, o.hz, o.placement, o.seed,
-      static_cast<double>(st.end_ns) / 1e9, st.events, st.operations, st.switches, st.migrations);
+      "\nvlag sim: {} CPUs, preset {}, policy {}, HZ {}, placement {}, balance {}, seed {}: {:.3f} "
+      "s simulated, {} events, {} runqueue operations, {} context switches, {} migrations ({} by "
+      "load balancing), {} wakeups by tasks ({} onto another CPU than the waker's)\n",
+      o.cpus, sc.machine.params.preset.name, o.policy, o.hz, o.placement,
+      o.no_balance ? "off" : fmt::format("every {} ticks + newidle", o.balance_ticks), o.seed,
+      static_cast<double>(st.end_ns) / 1e9, st.events, st.operations, st.switches, st.migrations,
+      st.balance_migrations, st.wakeups, st.cross_cpu_wakeups);
   if (!o.trace_dir.empty())
     fmt::print("traces: {}/cpu0.jsonl .. cpu{}.jsonl (check each with vlag check)\n", o.trace_dir,
                o.cpus - 1);
@@ -121,8 +130,16 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Random seed: the same seed gives the same run")
       ->capture_default_str();
-  cmd->add_option("--placement", o->placement, "Wakeup CPU placement: prev or idle")
-      ->check(CLI::IsMember({"prev", "idle"}))
+  cmd->add_option("--placement", o->placement, "Wakeup CPU placement: prev, idle or sis-short")
+      ->check(CLI::IsMember({"prev", "idle", "sis-short"}))
+      ->capture_default_str();
+  cmd->add_option("--policy", o->policy,
+                  "Scheduling policy: eevdf, eevdf-latency-nice or no-same-prio-preempt")
+      ->check(CLI::IsMember(sim::policy_names()))
+      ->capture_default_str();
+  cmd->add_flag("--no-balance", o->no_balance, "Turn load balancing (newidle and periodic) off");
+  cmd->add_option("--balance-ticks", o->balance_ticks, "Periodic load balance every N ticks")
+      ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--switch-cost-us", o->switch_cost_us, "Context-switch cost, us")
       ->check(CLI::Range(0.0, 1000.0))
@@ -184,7 +201,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--latency-nice", o->latency_nice,
-                  "latency_nice per task, a list cycled over the tasks")
+                  "latency_nice per task (used by --policy eevdf-latency-nice), a list cycled "
+                  "over the tasks")
       ->delimiter(',')
       ->check(CLI::Range(-20, 19));
   cmd->add_option("--group", o->group,

@@ -48,8 +48,9 @@ TEST(Sim, SameSeedGivesTheSameRun) {
   EXPECT_EQ(run_hackbench(2, Placement::Idle), run_hackbench(2, Placement::Idle));
 }
 
-// THM-SHARE per CPU: hogs placed round-robin stay on their CPU (placement only acts at wakeups),
-// and on each CPU they share it in proportion to weight.
+// THM-SHARE per CPU: hogs placed round-robin stay on their CPU (placement only acts at wakeups,
+// and 3 against 2 hogs is within load balancing's one-task tolerance), and on each CPU they
+// share it in proportion to weight.
 TEST(Sim, HogsGetWeightProportionalSharesPerCpu) {
   TaskOptions o;
   o.nice = {0, 0, 5, 3, -2};

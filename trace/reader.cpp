@@ -18,11 +18,13 @@ struct Needs {
 Needs needs(EventKind k) {
   switch (k) {
     case EventKind::New:
+    case EventKind::Attach:
       return {.task = true, .weight = true, .slice = true};
     case EventKind::Exit:
     case EventKind::Wakeup:
     case EventKind::Sleep:
     case EventKind::Dequeue:
+    case EventKind::Detach:
     case EventKind::Entity:
       return {.task = true};
     case EventKind::Run:
