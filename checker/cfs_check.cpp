@@ -196,7 +196,9 @@ void CfsChecker::apply(const trace::Event& e) {
     t.ran_since_pick += e.delta;
     t.last_ran = e.t;
   }
-  if (e.kind == EventKind::Exit && e.task) {
+  // A task that leaves for another CPU is gone from this runqueue like an exiting one; one that
+  // arrives is known from here on, sleeping, with the vruntime its attach event reports.
+  if ((e.kind == EventKind::Exit || e.kind == EventKind::Detach) && e.task) {
     tasks_.erase(*e.task);
     return;
   }
@@ -204,7 +206,7 @@ void CfsChecker::apply(const trace::Event& e) {
   Task& t = tasks_[*e.task];
   const trace::EntityFields& s = e.state;
   if (s.weight) t.weight = *s.weight;
-  if (e.kind == EventKind::New) t.weight = e.weight;
+  if (e.kind == EventKind::New || e.kind == EventKind::Attach) t.weight = e.weight;
   if (e.kind == EventKind::Reweight) t.weight = e.weight;
   if (s.vruntime) t.v = *s.vruntime;
   t.key = s.deadline ? *s.deadline : t.v;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -131,8 +132,20 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compare", "Runs a grid of simulated scenarios on several seeds and compares their metrics");
-  cmd->add_option("--workload", o->workload, "hogs, cyclictest or hackbench")
-      ->check(CLI::IsMember(sim::workload_names()))
+  cmd->add_option("--workload", o->workload,
+                  "A workload, or several joined by '+' (hackbench+cyclictest): hogs, cyclictest, "
+                  "hackbench, schbench, rtapp")
+      ->check([](const std::string& text) {
+        const auto names = sim::workload_names();
+        for (size_t start = 0;;) {
+          const size_t plus = text.find('+', start);
+          const std::string part = text.substr(start, plus - start);
+          if (std::find(names.begin(), names.end(), part) == names.end())
+            return "unknown workload '" + part + "'";
+          if (plus == std::string::npos) return std::string();
+          start = plus + 1;
+        }
+      })
       ->capture_default_str();
   cmd->add_option("--cpus", o->cpus, "CPUs (a variant or row may set cpus=N)")
       ->check(CLI::Range(1, 4096))

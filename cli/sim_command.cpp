@@ -90,10 +90,13 @@ int run_sim(const SimOptions& o) {
   const sim::MachineStats& st = r.stats;
   fmt::print("{}", r.report);
   fmt::print(
-      "\nvlag sim: {} CPUs, preset {}, policy {}, HZ {}, placement {}, balance {}, seed {}: {:.3f} "
+      "\nvlag sim: {} CPUs, policy {}, HZ {}, placement {}, balance {}, seed {}: {:.3f} "
       "s simulated, {} events, {} runqueue operations, {} context switches, {} migrations ({} by "
       "load balancing), {} wakeups by tasks ({} onto another CPU than the waker's)\n",
-      o.cpus, sc.machine.params.preset.name, o.policy, o.hz, o.placement,
+      o.cpus,
+      sim::is_cfs(sc.machine.policy) ? o.policy
+                                     : o.policy + " (preset " + sc.machine.params.preset.name + ")",
+      o.hz, o.placement,
       o.no_balance ? "off" : fmt::format("every {} ticks + newidle", o.balance_ticks), o.seed,
       static_cast<double>(st.end_ns) / 1e9, st.events, st.operations, st.switches, st.migrations,
       st.balance_migrations, st.wakeups, st.cross_cpu_wakeups);
@@ -134,7 +137,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"prev", "idle", "sis-short"}))
       ->capture_default_str();
   cmd->add_option("--policy", o->policy,
-                  "Scheduling policy: eevdf, eevdf-latency-nice or no-same-prio-preempt")
+                  "Scheduling policy: eevdf, eevdf-latency-nice, no-same-prio-preempt, cfs or "
+                  "cfs-latency-nice")
       ->check(CLI::IsMember(sim::policy_names()))
       ->capture_default_str();
   cmd->add_flag("--no-balance", o->no_balance, "Turn load balancing (newidle and periodic) off");
@@ -201,7 +205,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--latency-nice", o->latency_nice,
-                  "latency_nice per task (used by --policy eevdf-latency-nice), a list cycled "
+                  "latency_nice per task (used by --policy eevdf-latency-nice and "
+                  "cfs-latency-nice), a list cycled "
                   "over the tasks")
       ->delimiter(',')
       ->check(CLI::Range(-20, 19));

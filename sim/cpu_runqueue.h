@@ -9,9 +9,11 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <type_traits>
 #include <utility>
 
+#include "spec/error.h"
 #include "spec/migrant.h"
 #include "spec/observer.h"
 #include "spec/ops.h"
@@ -32,6 +34,9 @@ class CpuRunqueue {
   virtual Status status(TaskId id) const = 0;
   virtual std::optional<Migrant<int64_t>> detach(TaskId id) = 0;
   virtual bool attach(const Migrant<int64_t>& m) = 0;
+  /// Sets a task's latency_nice on a runqueue that keeps one (cfs-latency-nice); throws
+  /// vlag::Error on one that does not (EEVDF turns latency_nice into a slice at creation).
+  virtual void set_latency_nice(TaskId id, int latency_nice) = 0;
   /// Writes every operation from now on to out as a trace (spec/TRACE.md) under header h.
   virtual void trace_to(std::ostream& out, const trace::Header& h) = 0;
 };
@@ -46,7 +51,9 @@ template <class Rq>
 class CpuRunqueueAdapter final : public CpuRunqueue {
  public:
   using Num = RunqueueNum<Rq>;
-  explicit CpuRunqueueAdapter(const Params& params) : rq_(params) {}
+  template <class... Options>
+  explicit CpuRunqueueAdapter(const Params& params, Options&&... options)
+      : rq_(params, std::forward<Options>(options)...) {}
 
   void apply(const Op& op) override { rq_.apply(op); }
   int64_t now() const override { return rq_.now(); }
@@ -62,6 +69,12 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
   }
   bool attach(const Migrant<int64_t>& m) override {
     return rq_.attach(Migrant<Num>{m.id, m.weight, m.slice, m.custom_slice, Num(m.vlag)});
+  }
+  void set_latency_nice(TaskId id, int latency_nice) override {
+    if constexpr (requires { rq_.set_latency_nice(id, latency_nice); })
+      rq_.set_latency_nice(id, latency_nice);
+    else
+      throw Error("this runqueue keeps no latency_nice (task " + std::to_string(id) + ")");
   }
   void trace_to(std::ostream& out, const trace::Header& h) override {
     tracer_ = std::make_unique<trace::TraceObserver<Num>>(out, h);

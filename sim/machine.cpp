@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "spec/cfs_policy.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
@@ -22,6 +23,7 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
       trace::Header h;
       h.producer = "vlag sim (" + std::string(policy_name(config_.policy)) + ")";
       h.params = config_.params;
+      if (is_cfs(config_.policy)) h.params.preset = cfs_preset(policy_name(config_.policy));
       h.cpu = c;
       cpu->rq->trace_to(*cpu->trace_out, h);
     }
@@ -39,6 +41,8 @@ Task& Machine::add_task(const TaskAttrs& attrs, int c) {
   t->cpu = c % ncpus();
   apply(cpu(t->cpu), {OpKind::Create, t->id, nice_to_weight(attrs.nice),
                       creation_slice(config_.policy, attrs, config_.params)});
+  if (runqueue_takes_latency_nice(config_.policy, attrs))
+    cpu(t->cpu).rq->set_latency_nice(t->id, attrs.latency_nice);
   tasks_.push_back(std::move(t));
   return *tasks_.back();
 }
@@ -98,6 +102,9 @@ void Machine::migrate(Task& t, int to) {
   if (!rq(to).attach(*m))
     throw Error("migrate: task " + std::to_string(t.id) + " is on CPU " + std::to_string(to) +
                 " already");
+  // A task's latency_nice is a task attribute, not runqueue state: it travels with the task.
+  if (runqueue_takes_latency_nice(config_.policy, t.attrs))
+    rq(to).set_latency_nice(t.id, t.attrs.latency_nice);
   stats_.operations += 2;
   t.cpu = to;
   ++t.migrations;

@@ -100,6 +100,8 @@ ScenarioResult run_scenario(const ScenarioConfig& c) {
   r.metrics.push_back({"switches", "count", static_cast<double>(r.stats.switches), Better::Lower});
   r.metrics.push_back(
       {"migrations", "count", static_cast<double>(r.stats.migrations), Better::Lower});
+  r.metrics.push_back({"cross_cpu_wakeups", "count", static_cast<double>(r.stats.cross_cpu_wakeups),
+                       Better::Lower});
   for (const auto& t : m.tasks())
     r.tasks.push_back({t->attrs.name, t->attrs.group, t->cpu, t->attrs.nice, t->attrs.slice_ns,
                        t->attrs.latency_nice, t->runtime_ns, t->migrations, t->latency.histogram});

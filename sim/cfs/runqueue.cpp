@@ -403,6 +403,7 @@ std::optional<Migrant<int64_t>> Runqueue::detach(TaskId id) {
   m.id = id;
   m.weight = e.weight;
   m.vlag = (-rel).value();
+  if (observer_) emit(Op{OpKind::Detach, id});  // reported while the entity is still here
   entities_.erase(id);
   return m;
 }
@@ -418,6 +419,7 @@ bool Runqueue::attach(const Migrant<int64_t>& m) {
   e.migrated = true;
   e.is_new = false;
   entities_.emplace(m.id, e);
+  if (observer_) emit(Op{OpKind::Attach, m.id, m.weight});
   return true;
 }
 
@@ -461,6 +463,10 @@ void Runqueue::apply(const Op& op) {
     case OpKind::WakeupPreempt:
       outcome_.preempt = check_preempt_wakeup(op.id);
       break;
+    case OpKind::Detach:
+    case OpKind::Attach:
+      throw Error(std::string(op_name(op.kind)) + " " + id_str(op.id) +
+                  ": a migration carries the entity; use detach() and attach()");
   }
   if (observer_) emit(op);
 }

@@ -62,6 +62,17 @@ const std::vector<Key>& registry() {
                 std::string_view v) { c.machine.params.hz = to_int(parse_int(v, 100, 1000)); }},
       {"placement",
        [](ScenarioConfig& c, std::string_view v) { c.machine.placement = placement_by_name(v); }},
+      {"policy",
+       [](ScenarioConfig& c, std::string_view v) { c.machine.policy = policy_by_name(v); }},
+      {"balance",
+       [](ScenarioConfig& c, std::string_view v) {
+         if (v != "on" && v != "off") throw Error("not on or off");
+         c.machine.balance = v == "on";
+       }},
+      {"balance_ticks",
+       [](ScenarioConfig& c, std::string_view v) {
+         c.machine.balance_interval_ticks = to_int(parse_int(v, 1, 1000000));
+       }},
       {"switch_cost_us",
        [](ScenarioConfig& c, std::string_view v) {
          c.machine.switch_cost_ns = static_cast<int64_t>(parse_real(v, 0, 1000) * 1000);
@@ -89,6 +100,21 @@ const std::vector<Key>& registry() {
       {"fds", [](ScenarioConfig& c, std::string_view v) { c.fds = to_int(parse_int(v, 1, 1000)); }},
       {"loops",
        [](ScenarioConfig& c, std::string_view v) { c.loops = to_int(parse_int(v, 1, 1000000)); }},
+      {"pipe_bytes",
+       [](ScenarioConfig& c, std::string_view v) { c.pipe_bytes = parse_int(v, 100, 1 << 30); }},
+      // Per-group settings as `vlag sim --group` takes them; several groups joined by '/':
+      // group=cyclictest:latency_nice=-20/hackbench:nice=5.
+      {"group",
+       [](ScenarioConfig& c, std::string_view v) {
+         size_t start = 0;
+         while (true) {
+           const size_t slash = v.find('/', start);
+           c.group_settings.push_back(
+               parse_group_settings(std::string(v.substr(start, slash - start))));
+           if (slash == std::string_view::npos) break;
+           start = slash + 1;
+         }
+       }},
   };
   return keys;
 }
