@@ -18,6 +18,8 @@
 namespace vlag::cli {
 namespace {
 
+constexpr double kDefaultJitter = 0.05;
+
 namespace cmp = sim::compare;
 
 struct CompareOptions {
@@ -71,6 +73,9 @@ cmp::GridSpec grid_spec(const CompareOptions& o) {
   spec.base.limit_ns = static_cast<int64_t>(o.seconds * 1e9);
   spec.base.machine.params = make_params(preset_by_name(kDefaultPreset), 250, o.cpus);
   spec.base.machine.seed = o.seed;
+  // Without noise every repetition would repeat the first exactly and the stddev column would say
+  // nothing; bursts vary by ±5 % unless a setting says otherwise (jitter=0: exact runs).
+  spec.base.machine.jitter = kDefaultJitter;
   for (const std::string& s : o.common) spec.common.insert(cmp::parse_setting(s));
   spec.rows = cmp::parse_rows(o.rows);
   if (!o.variants.empty())
@@ -102,9 +107,11 @@ int run_compare(const CompareOptions& o) {
     fmt::print("{}", cmp::comparison_json(results, tables, changes,
                                           plots.gnuplot_found ? plots.images : plots.scripts));
   } else {
-    fmt::print("vlag compare: {} for {} s, {} row(s) × {} variant(s) × {} seed(s) from {}\n",
-               spec.base.workload, o.seconds, spec.rows.size(), spec.variants.size(), spec.repeat,
-               spec.base.machine.seed);
+    fmt::print(
+        "vlag compare: {} for {} s, {} row(s) × {} variant(s) × {} seed(s) from {}; bursts "
+        "jittered by ±{:g}% unless jitter= is set\n",
+        spec.base.workload, o.seconds, spec.rows.size(), spec.variants.size(), spec.repeat,
+        spec.base.machine.seed, 100 * kDefaultJitter);
     fmt::print("{}\n", cmp::legend(spec.repeat));
     for (const cmp::MetricTable& t : tables) fmt::print("{}\n", cmp::table_text(t, spec));
     fmt::print("{}", cmp::summary_text(changes, spec));
@@ -169,9 +176,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json, "Print everything as JSON instead of tables");
   cmd->add_option("--plot-dir", o->plot_dir,
                   "Write plots (SVG via gnuplot, with their .gp scripts and .dat data) into DIR");
-  cmd->footer(
-      "Keys: preset, features, cpus, hz, placement, switch_cost_us, nice, slice_us, "
-      "latency_nice, tasks, hogs, groups, fds, loops.");
+  std::string keys;
+  for (const std::string& k : cmp::setting_keys()) keys += (keys.empty() ? "" : ", ") + k;
+  cmd->footer("Keys: " + keys + ".");
   cmd->callback([o, &exit_code] { exit_code = run_compare(*o); });
 }
 

@@ -19,6 +19,7 @@ struct SimOptions {
   int hz = 250;
   double seconds = 10.0;
   uint64_t seed = 1;
+  double jitter = 0;
   std::string placement = "prev";
   std::string policy = "eevdf";
   bool no_balance = false;
@@ -61,6 +62,7 @@ int run_sim(const SimOptions& o) {
   sc.machine.balance_interval_ticks = o.balance_ticks;
   sc.machine.switch_cost_ns = ns(o.switch_cost_us);
   sc.machine.seed = o.seed;
+  sc.machine.jitter = o.jitter;
   sc.machine.trace_dir = o.trace_dir;
   sc.workload = o.workload;
   sc.limit_ns = static_cast<int64_t>(o.seconds * 1e9);
@@ -130,6 +132,10 @@ void add_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--seconds", o->seconds,
                   "Simulated time (a limit for workloads that end by themselves)")
       ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--jitter", o->jitter,
+                  "Scale every burst by a factor drawn from [1-J, 1+J] (seeded; 0: exact)")
+      ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Random seed: the same seed gives the same run")
       ->capture_default_str();

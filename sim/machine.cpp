@@ -1,5 +1,6 @@
 #include "sim/machine.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +12,7 @@ namespace vlag::sim {
 
 Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config_.seed) {
   if (config_.switch_cost_ns < 0) throw Error("context-switch cost must be >= 0");
+  if (!(config_.jitter >= 0 && config_.jitter <= 0.5)) throw Error("jitter must be in 0..0.5");
   if (config_.balance_interval_ticks < 1)
     throw Error("the balance interval must be at least one tick");
   if (!config_.trace_dir.empty()) std::filesystem::create_directories(config_.trace_dir);
@@ -111,10 +113,19 @@ void Machine::migrate(Task& t, int to) {
   ++stats_.migrations;
 }
 
+// Real CPU work of the same request varies from run to run (caches, frequency); the model's bursts
+// are exact unless jitter > 0, when each is scaled by a factor drawn uniformly from
+// [1 - jitter, 1 + jitter] with the seeded generator. Endless bursts (hogs) stay endless.
+int64_t Machine::jittered(int64_t burst_ns) {
+  if (config_.jitter <= 0 || burst_ns >= kForever) return burst_ns;
+  std::uniform_real_distribution<double> factor(1 - config_.jitter, 1 + config_.jitter);
+  return std::max<int64_t>(1, std::llround(static_cast<double>(burst_ns) * factor(rng_)));
+}
+
 bool Machine::wake(Task& t, int64_t burst_ns) {
   if (t.runnable) return false;
   t.runnable = true;
-  t.remaining = burst_ns;
+  t.remaining = jittered(burst_ns);
   t.woke_at = now_;
   ++t.wakeups;
   // A delayed task (SPEC.md §4.9) is still queued on its CPU and is requeued there, as Linux's
@@ -243,7 +254,7 @@ void Machine::burst_end(int c, uint64_t gen) {
   const int64_t next = workload_->burst_done(*this, t);
   waker_cpu_ = -1;
   if (next > 0) {
-    t.remaining = next;
+    t.remaining = jittered(next);
     reschedule(c, false, true);
     return;
   }

@@ -44,6 +44,7 @@ struct MachineConfig {
   bool balance = true;
   int balance_interval_ticks = 4;
   int64_t switch_cost_ns = 0;  // charged to the incoming task at every context switch
+  double jitter = 0;           // 0..0.5: each burst scaled by U[1 - jitter, 1 + jitter] (seeded)
   uint64_t seed = 1;
   std::string trace_dir;  // non-empty: one trace per CPU, DIR/cpu<N>.jsonl
 };
@@ -96,6 +97,7 @@ class Machine {
   bool is_short(const Task& t) const;
   std::vector<CpuLoad> loads() const;
   void migrate(Task& t, int to);
+  int64_t jittered(int64_t burst_ns);
   Task* pullable(int c);
   void move_queued(Task& t, int to);
   bool newidle_balance(int c);

@@ -62,6 +62,8 @@ const std::vector<Key>& registry() {
                 std::string_view v) { c.machine.params.hz = to_int(parse_int(v, 100, 1000)); }},
       {"placement",
        [](ScenarioConfig& c, std::string_view v) { c.machine.placement = placement_by_name(v); }},
+      {"jitter",
+       [](ScenarioConfig& c, std::string_view v) { c.machine.jitter = parse_real(v, 0, 0.5); }},
       {"policy",
        [](ScenarioConfig& c, std::string_view v) { c.machine.policy = policy_by_name(v); }},
       {"balance",
