@@ -98,10 +98,16 @@ double hackbench_total(Policy policy, int latency_nice, const std::string& name)
   return total;
 }
 
-// Finding 2 (seed 000): latency_nice 19 for hackbench lowers its context switches...
-TEST(SimFindings, LatencyNice19LowersHackbenchContextSwitches) {
-  EXPECT_LT(hackbench_total(Policy::EevdfLatencyNice, 19, "switches"),
-            hackbench_total(Policy::EevdfLatencyNice, 0, "switches"));
+// Finding 2 (seed 000): latency_nice 19 for hackbench lowers its context switches — in the model
+// at light load (2 groups on 4 CPUs); at 4 and 8 groups the change is within noise either way
+// (docs/findings.md says why).
+TEST(SimFindings, LatencyNice19LowersHackbenchContextSwitchesAtLightLoad) {
+  ScenarioConfig c = base("hackbench", 4, Policy::EevdfLatencyNice);
+  c.groups = 2;
+  c.machine.switch_cost_ns = 2'000;
+  const double ln0 = mean(c, "switches");
+  c.options.latency_nice = {19};
+  EXPECT_LT(mean(c, "switches"), ln0);
 }
 
 // ... but does not raise its throughput in the model: the model's hackbench keeps every CPU busy
