@@ -81,6 +81,12 @@ void Checker::validate(const trace::Event& e) const {
   const ViewEntity* v = e.task ? view_.find(id) : nullptr;
   const std::string who = "task " + std::to_string(id);
   switch (e.kind) {
+    case EventKind::Attach:
+      if (v) fault(Fault::TraceFault, "task", who + " migrates in while it is here already");
+      if (!e.state.vlag)
+        fault(Fault::Malformed, "vlag",
+              "missing (required by \"attach\": the saved lag it brings)");
+      return;
     case EventKind::New:
       if (v) fault(Fault::TraceFault, "task", who + " is created twice");
       if (e.weight == 0)
@@ -138,6 +144,10 @@ void Checker::validate(const trace::Event& e) const {
       if (v->status != Status::Sleeping)
         fault(Fault::TraceFault, "task", who + " exits while still queued");
       return;
+    case EventKind::Detach:
+      if (v->status != Status::Sleeping)
+        fault(Fault::TraceFault, "task", who + " migrates out while still queued");
+      return;
     case EventKind::Preempt:
       if (v->status != Status::Queued || view_.curr == id)
         fault(Fault::TraceFault, "task",
@@ -176,6 +186,17 @@ void Checker::apply_shadow(const trace::Event& e) {
   const auto op = trace::to_op(e);
   if (!op) return;
   try {
+    if (op->kind == OpKind::Detach) {
+      if (!shadow_->detach(op->id)) throw Error("the task is not a sleeping entity of the queue");
+      return;
+    }
+    if (op->kind == OpKind::Attach) {
+      // The migrant as the trace reports it: validate() made sure the saved lag is there.
+      const Migrant<Exact> m{op->id, op->a, op->b != 0 ? op->b : params_.base_slice_ns(),
+                             op->b != 0, *e.state.vlag};
+      if (!shadow_->attach(m)) throw Error("the task is here already");
+      return;
+    }
     shadow_->apply(*op);
   } catch (const Error& err) {
     report_.notes.push_back(fmt::format("{}:{}: shadow reference stopped: it rejects {}: {}", file_,
@@ -284,7 +305,11 @@ void Checker::consume(const trace::Event& e, int64_t line) {
       break;
     }
     case EventKind::Exit:
+    case EventKind::Detach:
       service_.on_exit(*e.task);
+      break;
+    case EventKind::Attach:
+      service_.on_new(*e.task, e.weight, e.slice);
       break;
     case EventKind::Wakeup: {
       const ViewEntity& v = *view_.find(*e.task);
@@ -376,8 +401,21 @@ void Checker::update_view(const trace::Event& e, Status status_before) {
       return;
     }
     case EventKind::Exit:
+    case EventKind::Detach:
       all.erase(*e.task);
       return;
+    case EventKind::Attach: {
+      // A known entity, not a new one: its first wakeup here places it with the lag it brings.
+      ViewEntity n;
+      n.id = *e.task;
+      n.weight = e.weight;
+      n.slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
+      n.vlag = *e.state.vlag;
+      n.is_new = false;
+      all[n.id] = n;
+      refresh(all[n.id]);
+      return;
+    }
     case EventKind::Wakeup: {
       const bool was_new = v->is_new;
       const Exact d_before = v->deadline;

@@ -12,6 +12,9 @@ void add_demo_command(CLI::App& app, int& exit_code);
 /// `vlag sim`: a workload on the multi-CPU simulator.
 void add_sim_command(CLI::App& app, int& exit_code);
 
+/// `vlag compare`: a grid of scenarios on several seeds, tables, summary, JSON, plots.
+void add_compare_command(CLI::App& app, int& exit_code);
+
 /// `vlag check TRACE...`: the trace checker (checker/).
 void add_check_command(CLI::App& app, int& exit_code);
 

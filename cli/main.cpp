@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   vlag::cli::add_demo_command(app, exit_code);
   vlag::cli::add_sim_command(app, exit_code);
+  vlag::cli::add_compare_command(app, exit_code);
   vlag::cli::add_check_command(app, exit_code);
   vlag::cli::add_kernel_command(app, exit_code);
   vlag::cli::add_prove_command(app, exit_code);

@@ -14,14 +14,16 @@ OUT=$(cd "$OUT" && pwd)  # absolute: the seed corpus is zipped from inside its d
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 
-library=(spec/features.cpp spec/ops.cpp spec/weights.cpp reference/arith.cpp
+library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp reference/arith.cpp
          reference/runqueue.cpp optimized/tree_queue.cpp optimized/runqueue.cpp
          optimized/differential.cpp fuzz/op_decoder.cpp trace/perf_script.cpp trace/text_fields.cpp
          trace/time_merge.cpp
          trace/sched_debug.cpp checker/snapshot_check.cpp checker/kernel_service.cpp
          trace/event.cpp trace/reader.cpp trace/writer.cpp checker/checker.cpp checker/service.cpp
          checker/view.cpp checker/witness.cpp checker/run.cpp checker/window.cpp checker/infer.cpp
-         checker/smt/arbiter.cpp)
+         checker/smt/arbiter.cpp sim/latency_histogram.cpp sim/placement.cpp sim/machine.cpp
+         sim/task_options.cpp sim/rtapp_config.cpp sim/rtapp.cpp checker/cfs_check.cpp
+         sim/cfs/tunables.cpp sim/cfs/runqueue.cpp)
 objects=()
 for f in "${library[@]}"; do
   o="$obj/$(echo "$f" | tr / _).o"
@@ -33,10 +35,10 @@ for f in "${library[@]}"; do
 done
 wait
 
-for target in differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer; do
+for target in differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer; do
   # shellcheck disable=SC2086
   "$CXX" $CXXFLAGS -std=c++20 -I"$src" "$src/fuzz/$target.cpp" "${objects[@]}" \
     $LIB_FUZZING_ENGINE -lgmpxx -lgmp -lz3 -lsimdjson -lfmt -o "$OUT/$target"
   (cd "$src/fuzz/corpus/$target" && zip -q -r -X "$OUT/${target}_seed_corpus.zip" .)
 done
-echo "fuzz: built differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer into $OUT"
+echo "fuzz: built differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer into $OUT"

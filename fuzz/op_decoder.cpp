@@ -55,7 +55,9 @@ Op op(ByteReader& in, TaskId ntasks) {
     case 14:
       return {OpKind::WakeupPreempt, id};
     default: {
-      if (in.u8() % 2 == 0) return {OpKind::Exit, id};
+      const uint8_t which = in.u8() % 3;
+      if (which == 0) return {OpKind::Exit, id};
+      if (which == 1) return {OpKind::Detach, id};  // a migration out and back (round_trip.h)
       const int64_t w = weight(in);
       return {OpKind::Create, id, w, slice(in)};
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "reference/round_trip.h"
 #include "spec/error.h"
 
 namespace vlag::optimized {
@@ -63,12 +64,12 @@ std::optional<std::string> differential_step(reference::LinuxRunqueue& ref, Runq
   std::optional<std::string> ref_error, opt_error;
   reference::Outcome ref_out, opt_out;
   try {
-    ref_out = ref.apply(op);
+    ref_out = reference::apply_with_round_trip(ref, op);
   } catch (const Error& e) {
     ref_error = e.what();
   }
   try {
-    opt_out = opt.apply(op);
+    opt_out = reference::apply_with_round_trip(opt, op);
   } catch (const Error& e) {
     opt_error = e.what();
   }

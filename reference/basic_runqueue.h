@@ -13,6 +13,7 @@
 
 #include "reference/entity.h"
 #include "spec/features.h"
+#include "spec/migrant.h"
 #include "spec/observer.h"
 #include "spec/ops.h"
 
@@ -43,8 +44,11 @@ class BasicRunqueue {
   void set_slice(TaskId id, int64_t slice);               // §4.10
   void yield_task();                                      // §4.11
   bool wakeup_preempt(TaskId id);                         // §4.6
+  std::optional<Migrant<Num>> detach(TaskId id);          // §4.13: nullopt if not detachable
+  bool attach(const Migrant<Num>& m);                     // §4.13: false if the id exists
 
-  /// One step from data: dispatches to the operation named by op.kind.
+  /// One step from data: dispatches to the operation named by op.kind. Detach and Attach carry
+  /// an entity (a Migrant), not just an id: apply() rejects them; call detach() and attach().
   Outcome apply(const Op& op);
 
   // Derived quantities (SPEC.md §2).
@@ -120,7 +124,7 @@ class BasicRunqueue {
   void set_protect_slice(Entity& e);
   void cancel_protect_slice();
   void update_protect_slice();
-  void emit(const Op& op);
+  void emit(const Op& op, const Migrant<Num>* gone = nullptr);
 
   Params params_;
   Queue queue_;

@@ -662,6 +662,39 @@ void BasicRunqueue<Q>::exit(TaskId id) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// §4.13 migration: the entity leaves this runqueue with what Linux keeps in the task across
+// set_task_cpu() (weight, slice, custom flag, se->vlag) and joins another as a sleeping, known
+// entity, so its next enqueue places it with the saved lag (place_entity, not a new task's).
+
+template <class Q>
+auto BasicRunqueue<Q>::detach(TaskId id) -> std::optional<Migrant<Num>> {
+  const Entity* e = queue_.find(id);
+  if (!e || e->status != Status::Sleeping) return std::nullopt;
+  Migrant<Num> m{e->id, e->weight, e->slice, e->custom_slice, e->vlag};
+  queue_.remove(id);
+  if (observer_) emit(Op{OpKind::Detach, id}, &m);
+  return m;
+}
+
+template <class Q>
+bool BasicRunqueue<Q>::attach(const Migrant<Num>& m) {
+  if (queue_.find(m.id)) return false;
+  validate_weight(m.weight);
+  validate_slice(m.custom_slice ? m.slice : 0);
+  Entity e;
+  e.id = m.id;
+  e.weight = m.weight;
+  e.custom_slice = m.custom_slice;
+  e.slice = m.custom_slice ? m.slice : params_.base_slice_ns();
+  e.vlag = m.vlag;
+  e.is_new = false;
+  queue_.add(std::move(e));
+  outcome_ = Outcome{};
+  if (observer_) emit(Op{OpKind::Attach, m.id, m.weight, m.custom_slice ? m.slice : 0});
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Dispatch and observation
 
 template <class Q>
@@ -701,13 +734,17 @@ Outcome BasicRunqueue<Q>::apply(const Op& op) {
     case OpKind::WakeupPreempt:
       outcome_.preempt = wakeup_preempt(op.id);
       break;
+    case OpKind::Detach:
+    case OpKind::Attach:
+      throw Error(std::string(op_name(op.kind)) + " " + detail::id_str(op.id) +
+                  ": a migration carries the entity; use detach() and attach()");
   }
   if (observer_) emit(op);
   return outcome_;
 }
 
 template <class Q>
-void BasicRunqueue<Q>::emit(const Op& op) {
+void BasicRunqueue<Q>::emit(const Op& op, const Migrant<Num>* gone) {
   Event<Num> ev;
   ev.op = op;
   ev.now = now_;
@@ -721,7 +758,14 @@ void BasicRunqueue<Q>::emit(const Op& op) {
   const bool about_curr = op.kind == OpKind::Pick || op.kind == OpKind::Run ||
                           op.kind == OpKind::Tick || op.kind == OpKind::Yield;
   const Entity* e = about_curr ? curr_entity() : queue_.find(op.id);
-  if (e) {
+  if (gone) {  // detach: the entity is no longer here; report what it took along
+    EntityState<Num> s;
+    s.id = gone->id;
+    s.weight = gone->weight;
+    s.slice = gone->slice;
+    s.vlag = gone->vlag;
+    ev.entity = s;
+  } else if (e) {
     EntityState<Num> s;
     s.id = e->id;
     s.weight = e->weight;

@@ -1,8 +1,10 @@
 #include "sim/machine.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "spec/cfs_policy.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
@@ -10,20 +12,22 @@ namespace vlag::sim {
 
 Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config_.seed) {
   if (config_.switch_cost_ns < 0) throw Error("context-switch cost must be >= 0");
+  if (!(config_.jitter >= 0 && config_.jitter <= 0.5)) throw Error("jitter must be in 0..0.5");
+  if (config_.balance_interval_ticks < 1)
+    throw Error("the balance interval must be at least one tick");
   if (!config_.trace_dir.empty()) std::filesystem::create_directories(config_.trace_dir);
   for (int c = 0; c < config_.params.ncpus; ++c) {
-    auto cpu = std::make_unique<Cpu>(config_.params);
+    auto cpu = std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.params));
     if (!config_.trace_dir.empty()) {
       const std::string path = config_.trace_dir + "/cpu" + std::to_string(c) + ".jsonl";
       cpu->trace_out = std::make_unique<std::ofstream>(path);
       if (!*cpu->trace_out) throw Error("cannot write " + path);
       trace::Header h;
-      h.producer = "vlag sim (optimized runqueue)";
+      h.producer = "vlag sim (" + std::string(policy_name(config_.policy)) + ")";
       h.params = config_.params;
+      if (is_cfs(config_.policy)) h.params.preset = cfs_preset(policy_name(config_.policy));
       h.cpu = c;
-      cpu->tracer =
-          std::make_unique<trace::TraceObserver<optimized::Runqueue::Num>>(*cpu->trace_out, h);
-      cpu->rq.set_observer(cpu->tracer.get());
+      cpu->rq->trace_to(*cpu->trace_out, h);
     }
     cpus_.push_back(std::move(cpu));
   }
@@ -37,22 +41,25 @@ Task& Machine::add_task(const TaskAttrs& attrs, int c) {
   t->attrs = attrs;
   t->id = static_cast<int64_t>(tasks_.size() + 1);
   t->cpu = c % ncpus();
-  apply(cpu(t->cpu), {OpKind::Create, t->id, nice_to_weight(attrs.nice), attrs.slice_ns});
+  apply(cpu(t->cpu), {OpKind::Create, t->id, nice_to_weight(attrs.nice),
+                      creation_slice(config_.policy, attrs, config_.params)});
+  if (runqueue_takes_latency_nice(config_.policy, attrs))
+    cpu(t->cpu).rq->set_latency_nice(t->id, attrs.latency_nice);
   tasks_.push_back(std::move(t));
   return *tasks_.back();
 }
 
 void Machine::apply(Cpu& c, const Op& op) {
-  c.rq.apply(op);
+  c.rq->apply(op);
   ++stats_.operations;
 }
 
 // Brings CPU c's runqueue to the machine's time, charging the elapsed time to its running task.
 void Machine::sync(int c) {
   Cpu& k = cpu(c);
-  const int64_t delta = now_ - k.rq.now();
+  const int64_t delta = now_ - k.rq->now();
   if (delta <= 0) return;
-  if (const auto curr = k.rq.curr()) {
+  if (const auto curr = k.rq->curr()) {
     Task& t = task(*curr);
     t.runtime_ns += delta;
     t.remaining -= delta;
@@ -61,29 +68,78 @@ void Machine::sync(int c) {
   apply(k, {OpKind::Run, 0, delta});
 }
 
+std::vector<int64_t> Machine::nr_running() const {
+  std::vector<int64_t> n(cpus_.size());
+  for (const auto& t : tasks_)
+    if (t->runnable) ++n[static_cast<size_t>(t->cpu)];
+  return n;
+}
+
+bool Machine::is_short(const Task& t) const {
+  return is_short_task(t.dur_avg_ns, config_.params.base_slice_ns());
+}
+
+std::vector<CpuLoad> Machine::loads() const {
+  const std::vector<int64_t> n = nr_running();
+  std::vector<CpuLoad> l(cpus_.size());
+  for (size_t c = 0; c < cpus_.size(); ++c) {
+    const CpuRunqueue& q = *cpus_[c]->rq;
+    l[c].idle = !q.curr() && q.nr_queued() == 0;
+    l[c].short_alone =
+        q.curr() && n[c] == 1 && is_short(*tasks_[static_cast<size_t>(*q.curr() - 1)]);
+  }
+  return l;
+}
+
+// SPEC.md §4.13: the sleeping task leaves its runqueue with its saved lag and joins `to` as a
+// known entity; its next enqueue there places it with that lag (Linux keeps se->vlag across
+// set_task_cpu()).
+void Machine::migrate(Task& t, int to) {
+  sync(t.cpu);
+  const auto m = rq(t.cpu).detach(t.id);
+  if (!m)
+    throw Error("migrate: task " + std::to_string(t.id) + " cannot leave CPU " +
+                std::to_string(t.cpu) + " (it is not a sleeping entity there)");
+  sync(to);
+  if (!rq(to).attach(*m))
+    throw Error("migrate: task " + std::to_string(t.id) + " is on CPU " + std::to_string(to) +
+                " already");
+  // A task's latency_nice is a task attribute, not runqueue state: it travels with the task.
+  if (runqueue_takes_latency_nice(config_.policy, t.attrs))
+    rq(to).set_latency_nice(t.id, t.attrs.latency_nice);
+  stats_.operations += 2;
+  t.cpu = to;
+  ++t.migrations;
+  ++stats_.migrations;
+}
+
+// Real CPU work of the same request varies from run to run (caches, frequency); the model's bursts
+// are exact unless jitter > 0, when each is scaled by a factor drawn uniformly from
+// [1 - jitter, 1 + jitter] with the seeded generator. Endless bursts (hogs) stay endless.
+int64_t Machine::jittered(int64_t burst_ns) {
+  if (config_.jitter <= 0 || burst_ns >= kForever) return burst_ns;
+  std::uniform_real_distribution<double> factor(1 - config_.jitter, 1 + config_.jitter);
+  return std::max<int64_t>(1, std::llround(static_cast<double>(burst_ns) * factor(rng_)));
+}
+
 bool Machine::wake(Task& t, int64_t burst_ns) {
   if (t.runnable) return false;
   t.runnable = true;
-  t.remaining = burst_ns;
+  t.remaining = jittered(burst_ns);
   t.woke_at = now_;
   ++t.wakeups;
   // A delayed task (SPEC.md §4.9) is still queued on its CPU and is requeued there, as Linux's
   // ttwu_runnable() does; only a task that fully sleeps is placed.
-  if (cpu(t.cpu).rq.entity(t.id).status == Status::Sleeping) {
-    std::vector<bool> idle(cpus_.size());
-    for (size_t c = 0; c < cpus_.size(); ++c) idle[c] = cpus_[c]->idle();
-    const int target = place_wakeup(config_.placement, t.cpu, idle);
-    if (target != t.cpu) {
-      // The runqueue has no operation that imports an entity, so a migrating task leaves one
-      // runqueue (exit) and joins the other as a new entity (create): it arrives with zero lag.
-      sync(t.cpu);
-      apply(cpu(t.cpu), {OpKind::Exit, t.id});
-      sync(target);
-      apply(cpu(target), {OpKind::Create, t.id, nice_to_weight(t.attrs.nice), t.attrs.slice_ns});
-      t.cpu = target;
-      ++t.migrations;
-      ++stats_.migrations;
-    }
+  if (config_.placement != Placement::Prev && rq(t.cpu).status(t.id) == Status::Sleeping) {
+    WakeupSite site;
+    site.prev = t.cpu;
+    site.waker_cpu = waker_cpu_;
+    const int target = place_wakeup(config_.placement, site, loads());
+    if (target != t.cpu) migrate(t, target);
+  }
+  if (waker_cpu_ >= 0) {
+    ++stats_.wakeups;
+    if (t.cpu != waker_cpu_) ++stats_.cross_cpu_wakeups;
   }
   enqueue_on(t, t.cpu);
   return true;
@@ -93,13 +149,69 @@ void Machine::enqueue_on(Task& t, int c) {
   sync(c);
   Cpu& k = cpu(c);
   apply(k, {OpKind::Enqueue, t.id});
-  if (!k.rq.curr()) {
+  if (!k.rq->curr()) {
     pending_[static_cast<size_t>(c)] = true;
-  } else if (*k.rq.curr() != t.id) {
+  } else if (*k.rq->curr() != t.id &&
+             may_wakeup_preempt(config_.policy, t.attrs, task(*k.rq->curr()).attrs)) {
     apply(k, {OpKind::WakeupPreempt, t.id});
-    if (k.rq.last_outcome().preempt) pending_[static_cast<size_t>(c)] = true;
+    if (k.rq->last_preempt()) pending_[static_cast<size_t>(c)] = true;
   }
   arm(c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load balancing, reduced from Linux's load_balance(): one flat domain, imbalance in runnable
+// tasks, no cache-hot, affinity, capacity or NUMA checks, no migration cost. A task moves only
+// while queued and not running (Linux's detach_tasks() skips the running task too).
+
+// A queued, not running task of CPU c that can move: the first in creation order.
+Task* Machine::pullable(int c) {
+  const auto curr = rq(c).curr();
+  for (const auto& t : tasks_)
+    if (t->cpu == c && t->runnable && curr != t->id && rq(c).status(t->id) == Status::Queued)
+      return t.get();
+  return nullptr;
+}
+
+// dequeue (not a sleep: the lag is saved, SPEC.md §4.7) → detach → attach → enqueue.
+void Machine::move_queued(Task& t, int to) {
+  sync(t.cpu);
+  apply(cpu(t.cpu), {OpKind::Dequeue, t.id});
+  migrate(t, to);
+  ++stats_.balance_migrations;
+  enqueue_on(t, to);
+}
+
+// Linux's newidle balance: a CPU about to idle pulls one queued task from the busiest CPU.
+bool Machine::newidle_balance(int c) {
+  const std::vector<int64_t> n = nr_running();
+  int busiest = -1;
+  int64_t most = 1;  // a CPU running one task has nothing queued to give
+  for (int k = 0; k < ncpus(); ++k)
+    if (k != c && n[static_cast<size_t>(k)] > most) {
+      busiest = k;
+      most = n[static_cast<size_t>(k)];
+    }
+  if (busiest < 0) return false;
+  Task* t = pullable(busiest);
+  if (!t) return false;
+  move_queued(*t, c);
+  return true;
+}
+
+void Machine::periodic_balance() {
+  for (;;) {
+    int busiest = 0, least = 0;
+    const std::vector<int64_t> n = nr_running();
+    for (int k = 0; k < ncpus(); ++k) {
+      if (n[static_cast<size_t>(k)] > n[static_cast<size_t>(busiest)]) busiest = k;
+      if (n[static_cast<size_t>(k)] < n[static_cast<size_t>(least)]) least = k;
+    }
+    if (n[static_cast<size_t>(busiest)] - n[static_cast<size_t>(least)] <= 1) return;
+    Task* t = pullable(busiest);
+    if (!t) return;
+    move_queued(*t, least);
+  }
 }
 
 void Machine::set_timer(Task& t, int64_t at_ns) {
@@ -123,20 +235,32 @@ void Machine::tick(int c) {
   apply(k, {OpKind::Tick});
   reschedule(c, false, false);
   arm(c);
+  // The periodic balance runs at every balance_interval_ticks-th tick instant that some CPU
+  // ticks at (an all-idle machine has nothing to balance).
+  const int64_t period = config_.params.tick_ns();
+  if (config_.balance && last_balance_ns_ != now_ &&
+      (now_ / period) % config_.balance_interval_ticks == 0) {
+    last_balance_ns_ = now_;
+    periodic_balance();
+  }
 }
 
 void Machine::burst_end(int c, uint64_t gen) {
   Cpu& k = cpu(c);
-  if (gen != k.burst_gen || !k.rq.curr()) return;  // superseded by a switch or a new burst
+  if (gen != k.burst_gen || !k.rq->curr()) return;  // superseded by a switch or a new burst
   sync(c);
-  Task& t = task(*k.rq.curr());
+  Task& t = task(*k.rq->curr());
+  waker_cpu_ = c;  // the wakeups the workload makes now are this task's
   const int64_t next = workload_->burst_done(*this, t);
+  waker_cpu_ = -1;
   if (next > 0) {
-    t.remaining = next;
+    t.remaining = jittered(next);
     reschedule(c, false, true);
     return;
   }
   t.runnable = false;
+  t.dur_avg_ns += (t.runtime_ns - t.runtime_at_sleep_ns - t.dur_avg_ns) / 8;
+  t.runtime_at_sleep_ns = t.runtime_ns;
   apply(k, {OpKind::Dequeue, t.id, 0, 0, kDequeueSleep});
   reschedule(c, true, true);
 }
@@ -145,10 +269,14 @@ void Machine::burst_end(int c, uint64_t gen) {
 // is on the agenda. burst_changed: the running task's remaining work was just reset.
 void Machine::reschedule(int c, bool force, bool burst_changed) {
   Cpu& k = cpu(c);
-  const auto prev = k.rq.curr();
-  if ((force || k.rq.need_resched() || !prev) && (prev || k.rq.nr_queued() > 0))
+  const auto prev = k.rq->curr();
+  if ((force || k.rq->need_resched() || !prev) && (prev || k.rq->nr_queued() > 0))
     apply(k, {OpKind::Pick});
-  const auto curr = k.rq.curr();
+  if (!k.rq->curr() && config_.balance && newidle_balance(c)) {
+    pending_[static_cast<size_t>(c)] = false;
+    apply(k, {OpKind::Pick});
+  }
+  const auto curr = k.rq->curr();
   if (curr != prev && curr) {
     ++k.switches;
     ++stats_.switches;

@@ -14,6 +14,7 @@
 #include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/placement.h"
+#include "sim/policy.h"
 #include "sim/task.h"
 #include "spec/features.h"
 
@@ -35,16 +36,29 @@ class Workload {
 struct MachineConfig {
   Params params;  // ncpus is the number of CPUs
   Placement placement = Placement::Prev;
+  Policy policy = Policy::Eevdf;
+  // Load balancing (a flat machine: no domain hierarchy, no cache-hot or affinity checks, no
+  // capacity; imbalance counted in runnable tasks): a CPU about to idle pulls one queued task
+  // from the busiest CPU (newidle), and every balance_interval_ticks ticks queued tasks move from
+  // the busiest to the least-loaded CPU while they differ by more than one task.
+  bool balance = true;
+  int balance_interval_ticks = 4;
   int64_t switch_cost_ns = 0;  // charged to the incoming task at every context switch
+  double jitter = 0;           // 0..0.5: each burst scaled by U[1 - jitter, 1 + jitter] (seeded)
   uint64_t seed = 1;
   std::string trace_dir;  // non-empty: one trace per CPU, DIR/cpu<N>.jsonl
 };
 
 struct MachineStats {
   int64_t end_ns = 0;
-  int64_t events = 0;      // simulator events handled (ticks, burst ends, timers)
-  int64_t operations = 0;  // runqueue operations applied
-  int64_t migrations = 0;
+  int64_t events = 0;              // simulator events handled (ticks, burst ends, timers)
+  int64_t operations = 0;          // runqueue operations applied
+  int64_t migrations = 0;          // all moves between runqueues: wakeups and balancing
+  int64_t balance_migrations = 0;  // of which load balancing (newidle and periodic)
+  int64_t wakeups = 0;             // wakeups by a running task (not by timers)
+  // Of those, the wakee was placed on a CPU other than its waker's: the cross-CPU wakeups
+  // SIS_SHORT sets out to cut (an IPI and a cold cache in Linux).
+  int64_t cross_cpu_wakeups = 0;
   int64_t switches = 0;
   std::vector<int64_t> busy_ns;  // per CPU
 };
@@ -72,12 +86,22 @@ class Machine {
 
  private:
   Cpu& cpu(int c) { return *cpus_[static_cast<size_t>(c)]; }
+  CpuRunqueue& rq(int c) { return *cpus_[static_cast<size_t>(c)]->rq; }
   Task& task(int64_t id) { return *tasks_[static_cast<size_t>(id - 1)]; }
   void apply(Cpu& c, const Op& op);
   void sync(int c);
   void tick(int c);
   void burst_end(int c, uint64_t gen);
   void enqueue_on(Task& t, int c);
+  std::vector<int64_t> nr_running() const;  // runnable tasks per CPU
+  bool is_short(const Task& t) const;
+  std::vector<CpuLoad> loads() const;
+  void migrate(Task& t, int to);
+  int64_t jittered(int64_t burst_ns);
+  Task* pullable(int c);
+  void move_queued(Task& t, int to);
+  bool newidle_balance(int c);
+  void periodic_balance();
   void reschedule(int c, bool force, bool burst_changed);
   void flush_pending();
   void arm(int c);
@@ -91,6 +115,8 @@ class Machine {
   Workload* workload_ = nullptr;
   int64_t now_ = 0;
   bool stopped_ = false;
+  int waker_cpu_ = -1;            // the CPU whose running task the workload is acting for
+  int64_t last_balance_ns_ = -1;  // the periodic balance runs once per balance instant
   MachineStats stats_;
 };
 

@@ -9,18 +9,27 @@ namespace vlag::sim {
 Placement placement_by_name(std::string_view name) {
   if (name == "prev") return Placement::Prev;
   if (name == "idle") return Placement::Idle;
-  throw Error("unknown placement '" + std::string(name) + "' (prev or idle)");
+  if (name == "sis-short") return Placement::SisShort;
+  throw Error("unknown placement '" + std::string(name) + "' (prev, idle or sis-short)");
 }
 
-int place_wakeup(Placement p, int prev, const std::vector<bool>& idle) {
-  if (p == Placement::Prev || idle[static_cast<size_t>(prev)]) return prev;
+int place_wakeup(Placement p, const WakeupSite& site, const std::vector<CpuLoad>& cpus) {
+  const int n = static_cast<int>(cpus.size());
+  const auto at = [&](int c) -> const CpuLoad& { return cpus[static_cast<size_t>(c)]; };
+  if (p == Placement::Prev || at(site.prev).idle) return site.prev;
   // Scan from the previous CPU onwards, as select_idle_cpu wraps around from the target.
-  const int n = static_cast<int>(idle.size());
   for (int k = 1; k < n; ++k) {
-    const int c = (prev + k) % n;
-    if (idle[static_cast<size_t>(c)]) return c;
+    const int c = (site.prev + k) % n;
+    if (at(c).idle) return c;
   }
-  return prev;
+  // The machine is busy. SIS_SHORT (RFC v2): when the waker's CPU runs one task and that task is
+  // short, wake_affine_idle takes the waker's CPU as the target and the busy idle scan stops
+  // there: the wakee waits for a short task instead of paying for a cross-CPU wakeup. The RFC
+  // checks this before the idle scan when the LLC is over half busy; a flat machine has no
+  // such estimate, so idle CPUs are taken first (the cover letter's answer to spreading).
+  if (p == Placement::SisShort && site.waker_cpu >= 0 && at(site.waker_cpu).short_alone)
+    return site.waker_cpu;
+  return site.prev;
 }
 
 }  // namespace vlag::sim

@@ -2,88 +2,109 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
-#include "sim/cyclictest.h"
+#include "sim/composite.h"
 #include "sim/hackbench.h"
 #include "sim/hogs.h"
+#include "sim/rtapp.h"
 #include "spec/error.h"
 
 namespace vlag::sim {
 namespace {
 
-std::string hogs_report(const Machine& m, const MachineStats& st) {
-  std::string s =
-      fmt::format("{:<8} {:>3} {:>4} {:>10} {:>8}\n", "task", "cpu", "nice", "runtime", "share");
-  for (const auto& t : m.tasks())
-    s += fmt::format("{:<8} {:>3} {:>4} {:>8.3f} s {:>7.2f}%\n", t->attrs.name, t->cpu,
-                     t->attrs.nice, static_cast<double>(t->runtime_ns) / 1e9,
-                     100.0 * static_cast<double>(t->runtime_ns) / static_cast<double>(st.end_ns));
-  return s;
-}
-
-// The measuring threads' latencies, merged: what cyclictest's summary lines are made of.
-Metrics cyclictest_metrics(const Cyclictest& w) {
-  LatencyHistogram all;
-  int64_t max_ns = 0;
-  int64_t sum_ns = 0;
-  for (const Task* t : w.threads()) {
-    all.merge(t->latency.histogram);
-    max_ns = std::max(max_ns, t->latency.max_ns);
-    sum_ns += t->latency.sum_ns;
+std::vector<std::string> split_workloads(const std::string& spec) {
+  std::vector<std::string> names;
+  size_t pos = 0;
+  for (;;) {
+    const size_t plus = spec.find('+', pos);
+    names.push_back(spec.substr(pos, plus - pos));
+    if (plus == std::string::npos) break;
+    pos = plus + 1;
   }
-  const double n = static_cast<double>(std::max<int64_t>(all.count(), 1));
-  return {{"cyclictest.avg", "us", static_cast<double>(sum_ns) / n / 1e3, Better::Lower},
-          {"cyclictest.p99", "us", static_cast<double>(all.percentile(99)) / 1e3, Better::Lower},
-          {"cyclictest.max", "us", static_cast<double>(max_ns) / 1e3, Better::Lower}};
+  const auto known = workload_names();
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end())
+      throw Error("unknown workload '" + n + "' in '" + spec +
+                  "' (hogs, cyclictest, hackbench, schbench or rtapp, joined by '+')");
+  for (size_t i = 0; i < names.size(); ++i)
+    if (std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), names[i]) !=
+        names.end())
+      throw Error("workload '" + names[i] + "' given twice in '" + spec + "'");
+  return names;
 }
 
-}  // namespace
-
-std::vector<std::string> workload_names() { return {"hogs", "cyclictest", "hackbench"}; }
-
-ScenarioResult run_scenario(const ScenarioConfig& c) {
-  const int ncpus = c.machine.params.ncpus;
-  const int per_cpu = c.tasks > 0 ? c.tasks : ncpus;
-  std::unique_ptr<Workload> w;
-  if (c.workload == "hogs") {
-    w = std::make_unique<Hogs>(per_cpu, c.options);
-  } else if (c.workload == "cyclictest") {
-    CyclictestConfig cc;
+std::unique_ptr<Benchmark> make(const std::string& name, const ScenarioConfig& c,
+                                const TaskOptions& options) {
+  const int per_cpu = c.tasks > 0 ? c.tasks : c.machine.params.ncpus;
+  if (name == "hogs") return std::make_unique<Hogs>(per_cpu, options);
+  if (name == "cyclictest") {
+    CyclictestConfig cc = c.cyclictest;
     cc.threads = per_cpu;
-    cc.hogs = c.hogs >= 0 ? c.hogs : ncpus;
-    cc.options = c.options;
-    w = std::make_unique<Cyclictest>(cc);
-  } else if (c.workload == "hackbench") {
+    cc.options = options;
+    return std::make_unique<Cyclictest>(cc);
+  }
+  if (name == "hackbench") {
     HackbenchConfig hc;
     hc.groups = c.groups;
     hc.fds = c.fds;
     hc.loops = c.loops;
-    hc.options = c.options;
-    w = std::make_unique<Hackbench>(hc);
-  } else {
-    throw Error("unknown workload '" + c.workload + "' (hogs, cyclictest or hackbench)");
+    hc.threads = c.hackbench_threads;
+    hc.capacity_bytes = c.pipe_bytes;
+    hc.options = options;
+    return std::make_unique<Hackbench>(hc);
   }
+  if (name == "schbench") {
+    SchbenchConfig sc = c.schbench;
+    sc.options = options;
+    return std::make_unique<Schbench>(sc);
+  }
+  if (c.rtapp_file.empty()) throw Error("workload rtapp needs an rt-app JSON file");
+  return std::make_unique<RtApp>(load_rtapp(c.rtapp_file), "rtapp", c.group_settings);
+}
+
+}  // namespace
+
+std::vector<std::string> workload_names() {
+  return {"hogs", "cyclictest", "hackbench", "schbench", "rtapp"};
+}
+
+ScenarioResult run_scenario(const ScenarioConfig& c) {
+  const std::vector<std::string> names = split_workloads(c.workload);
+  Composite w;
+  for (const std::string& name : names)
+    w.add(name, make(name, c, c.options.for_group(name, c.group_settings)));
+  const int ncpus = c.machine.params.ncpus;
+  const int hogs =
+      c.hogs >= 0 ? c.hogs : (names == std::vector<std::string>{"cyclictest"} ? ncpus : 0);
+  if (hogs > 0)
+    w.add("background", std::make_unique<Hogs>(
+                            hogs, TaskOptions{}.for_group("background", c.group_settings), "bg"));
+
+  // rt-app's global duration ends the whole run, as rt-app kills its threads then.
+  int64_t limit = c.limit_ns;
+  for (const Composite::Part& p : w.parts())
+    if (const auto* rt = dynamic_cast<const RtApp*>(p.bench.get()); rt && rt->duration_ns() > 0)
+      limit = std::min(limit, rt->duration_ns());
 
   Machine m(c.machine);
   ScenarioResult r;
-  r.stats = m.run(*w, c.limit_ns);
-  if (c.workload == "hogs") r.report = hogs_report(m, r.stats);
-  if (auto* cy = dynamic_cast<Cyclictest*>(w.get())) {
-    r.report = cyclictest_summary(*cy);
-    r.metrics = cyclictest_metrics(*cy);
-  }
-  if (auto* h = dynamic_cast<Hackbench*>(w.get())) {
-    r.report = hackbench_summary(*h, r.stats.end_ns);
-    r.metrics.push_back(
-        {"hackbench.time", "s", static_cast<double>(r.stats.end_ns) / 1e9, Better::Lower});
+  r.stats = m.run(w, limit);
+  for (const Composite::Part& p : w.parts()) {
+    if (p.group == "background") continue;  // load, not a tool with output
+    if (!r.report.empty()) r.report += "\n";
+    r.report += p.bench->report(r.stats);
+    for (Metric& metric : p.bench->metrics(r.stats)) r.metrics.push_back(std::move(metric));
   }
   r.metrics.push_back({"switches", "count", static_cast<double>(r.stats.switches), Better::Lower});
   r.metrics.push_back(
       {"migrations", "count", static_cast<double>(r.stats.migrations), Better::Lower});
+  r.metrics.push_back({"cross_cpu_wakeups", "count", static_cast<double>(r.stats.cross_cpu_wakeups),
+                       Better::Lower});
   for (const auto& t : m.tasks())
-    r.tasks.push_back(
-        {t->attrs.name, t->cpu, t->attrs.nice, t->runtime_ns, t->migrations, t->latency.histogram});
+    r.tasks.push_back({t->attrs.name, t->attrs.group, t->cpu, t->attrs.nice, t->attrs.slice_ns,
+                       t->attrs.latency_nice, t->runtime_ns, t->migrations, t->latency.histogram});
   return r;
 }
 

@@ -1,37 +1,51 @@
-// One simulated run described as data: the machine, the workload and its sizes, the tasks'
+// One simulated run described as data: the machine, the workloads and their sizes, the tasks'
 // attributes. `vlag sim` runs one scenario and prints its report; `vlag compare` runs a grid of
 // them on several seeds and compares their metrics. A scenario is a function of its config: the
 // same config (seed included) gives the same result.
+//
+// `workload` names one benchmark or several joined by '+' ("hackbench+cyclictest"); each one's
+// tasks form a group named after it, and background hogs (`hogs`) form the group "background".
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "sim/cyclictest.h"
 #include "sim/latency_histogram.h"
 #include "sim/machine.h"
 #include "sim/metric.h"
+#include "sim/schbench.h"
 #include "sim/task_options.h"
 
 namespace vlag::sim {
 
 struct ScenarioConfig {
   MachineConfig machine;
-  std::string workload = "hogs";  // hogs, cyclictest or hackbench
+  std::string workload = "hogs";  // see workload_names(), or several joined by '+'
   int64_t limit_ns = 10'000'000'000;
-  TaskOptions options;  // the workload's own tasks (not background hogs)
-  int tasks = 0;        // hogs: count; cyclictest: threads; 0: one per CPU
-  int hogs = -1;        // cyclictest: background hogs; -1: one per CPU
-  int groups = 10;      // hackbench
+  TaskOptions options;  // the workloads' own tasks (not background hogs), cycled per workload
+  std::vector<GroupSettings> group_settings;  // per-group nice / slice / latency_nice
+  int tasks = 0;                              // hogs: count; cyclictest: threads; 0: one per CPU
+  int hogs = -1;    // background hogs; -1: one per CPU under a lone cyclictest, else none
+  int groups = 10;  // hackbench
   int fds = 20;
   int loops = 100;
+  bool hackbench_threads = false;  // -T: the output says threads
+  int64_t pipe_bytes = 64 * 1024;  // hackbench's pipe buffer
+  CyclictestConfig cyclictest;     // interval, distance, loops, histogram (threads: `tasks`)
+  SchbenchConfig schbench;         // all but the task options
+  std::string rtapp_file;          // the rt-app JSON description for workload "rtapp"
 };
 
 /// What one task did, for tables and plots.
 struct TaskSummary {
   std::string name;
+  std::string group;
   int cpu = 0;
   int nice = 0;
+  int64_t slice_ns = 0;
+  int latency_nice = 0;
   int64_t runtime_ns = 0;
   int64_t migrations = 0;
   LatencyHistogram latency;
@@ -39,15 +53,16 @@ struct TaskSummary {
 
 struct ScenarioResult {
   MachineStats stats;
-  std::string report;  // the real tool's output, followed by nothing else
-  Metrics metrics;     // the workload's figures, then the machine's counters
+  std::string report;  // the real tools' output, one after the other, followed by nothing else
+  Metrics metrics;     // the workloads' figures, then the machine's counters
   std::vector<TaskSummary> tasks;
 };
 
-/// Workload names accepted by ScenarioConfig::workload.
+/// Workload names accepted (alone or joined by '+') by ScenarioConfig::workload.
 std::vector<std::string> workload_names();
 
-/// Runs the scenario; throws vlag::Error on an unknown workload or invalid sizes.
+/// Runs the scenario; throws vlag::Error on an unknown workload, invalid sizes or a bad rt-app
+/// file.
 ScenarioResult run_scenario(const ScenarioConfig& config);
 
 }  // namespace vlag::sim

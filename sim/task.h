@@ -52,7 +52,11 @@ struct Task {
   int64_t runtime_ns = 0;  // CPU time received, context-switch cost included
   int64_t wakeups = 0;
   int64_t migrations = 0;
-  LatencyStats latency;  // wakeup → first run after it
+  // Linux's dur_avg (SIS_SHORT): the running average, 1/8 per sample as update_avg() weighs it,
+  // of the CPU time a task uses between two sleeps.
+  int64_t dur_avg_ns = 0;
+  int64_t runtime_at_sleep_ns = 0;  // runtime_ns when it last went to sleep
+  LatencyStats latency;             // wakeup → first run after it
 };
 
 }  // namespace vlag::sim

@@ -26,6 +26,10 @@ const char* op_name(OpKind kind) {
       return "yield";
     case OpKind::WakeupPreempt:
       return "wakeup_preempt";
+    case OpKind::Detach:
+      return "detach";
+    case OpKind::Attach:
+      return "attach";
   }
   return "?";
 }
@@ -41,7 +45,12 @@ std::string to_string(const Op& op) {
     case OpKind::Exit:
     case OpKind::Enqueue:
     case OpKind::WakeupPreempt:
+    case OpKind::Detach:
       id();
+      break;
+    case OpKind::Attach:
+      id();
+      s += " w=" + std::to_string(op.a) + " slice=" + std::to_string(op.b);
       break;
     case OpKind::Dequeue:
       id();

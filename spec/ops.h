@@ -22,6 +22,8 @@ enum class OpKind : uint8_t {
   SetSlice,       // §4.10: id, a = slice (0: base slice)
   Yield,          // §4.11
   WakeupPreempt,  // §4.6: id = the wakee
+  Detach,         // §4.13: id leaves for another runqueue, taking a Migrant (spec/migrant.h)
+  Attach,         // §4.13: id arrives from another runqueue; a = weight, b = slice (0: base)
 };
 
 inline constexpr uint32_t kDequeueSleep = 1;

@@ -23,6 +23,10 @@ grep -q "INV-PICK-EDF" out.txt
 z3 ev/inv-pick-edf.jsonl.1.INV-PICK-EDF.smt2 >z3.txt
 head -1 z3.txt | grep -qx sat
 expect 1 "$vlag" check ev/inv-pick-edf.jsonl.1.INV-PICK-EDF.window.jsonl
+expect 1 "$vlag" check --evidence ev "$fixtures/cfs-pick-leftmost.jsonl"
+grep -q "cfs-pick-leftmost.jsonl:6: CFS-PICK-LEFTMOST" out.txt
+z3 ev/cfs-pick-leftmost.jsonl.1.CFS-PICK-LEFTMOST.smt2 >z3.txt
+head -1 z3.txt | grep -qx sat
 expect 1 "$vlag" check --json --no-z3 "$fixtures/inv-delay.jsonl"
 grep -qF '"violations":[{"id":"INV-DELAY"' out.txt
 printf '%s\n' '{"format":"vlag-trace","version":1,"preset":"paper-1"}' '{"t":0,"ev":"teleport"}' >bad.jsonl

@@ -92,6 +92,7 @@ inline rc::Gen<Op> gen_op(int ntasks) {
               id, gen_slice())},
       {1, rc::gen::just(Op{OpKind::Yield})},
       {3, with_id(OpKind::WakeupPreempt)},
+      {1, with_id(OpKind::Detach)},  // with reference/round_trip.h: detach, then attach back
   });
 }
 

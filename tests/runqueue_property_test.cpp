@@ -5,6 +5,7 @@
 
 #include "op_gen.h"
 #include "reference/invariants.h"
+#include "reference/round_trip.h"
 #include "reference/runqueue.h"
 #include "rq_helpers.h"
 #include "spec/error.h"
@@ -40,16 +41,17 @@ RC_GTEST_PROP(ReferenceProperties, PromisedInvariantsHoldAfterEveryOperation, ()
   Runqueue rq = build(setup);
   const auto ops =
       *rc::gen::container<std::vector<Op>>(testing::gen_op(static_cast<int>(setup.tasks.size())));
-  int accepted = 0;
+  int accepted = 0, migrated = 0;
   for (const Op& op : ops) {
     const Runqueue before = rq;
     try {
-      rq.apply(op);
+      reference::apply_with_round_trip(rq, op);
     } catch (const Error&) {
       RC_ASSERT(snapshot(rq) == snapshot(before));
       continue;
     }
     ++accepted;
+    migrated += op.kind == OpKind::Detach;
     const auto v = promised_only(check_step(before, op, rq));
     if (!v.empty())
       RC_FAIL(setup.preset + ": " + v.front().id + " after " + to_string(op) + ": " +
@@ -57,6 +59,7 @@ RC_GTEST_PROP(ReferenceProperties, PromisedInvariantsHoldAfterEveryOperation, ()
   }
   RC_CLASSIFY(accepted >= 20, "20+ accepted operations");
   RC_CLASSIFY(accepted < 5, "under 5 accepted operations");
+  RC_CLASSIFY(migrated > 0, "a detach-attach round trip");
 }
 
 // TR Theorem 1 and the pairwise bound derived from it, in a steady paper system: clients join

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checker/run.h"
+#include "reference/round_trip.h"
 #include "reference/runqueue.h"
 #include "sim/uniprocessor.h"
 #include "spec/error.h"
@@ -35,7 +36,7 @@ std::string runqueue_trace(const Params& params,
     rq.apply({OpKind::Create, static_cast<TaskId>(i + 1), tasks[i].first, tasks[i].second});
   for (const Op& op : ops) {
     try {
-      rq.apply(op);
+      reference::apply_with_round_trip(rq, op);
     } catch (const Error&) {
     }
   }

@@ -6,7 +6,7 @@
 namespace vlag::trace {
 namespace {
 
-constexpr std::array<std::pair<EventKind, std::string_view>, 14> kEventNames = {{
+constexpr std::array<std::pair<EventKind, std::string_view>, 16> kEventNames = {{
     {EventKind::New, "new"},
     {EventKind::Exit, "exit"},
     {EventKind::Wakeup, "wakeup"},
@@ -21,6 +21,8 @@ constexpr std::array<std::pair<EventKind, std::string_view>, 14> kEventNames = {
     {EventKind::Preempt, "preempt"},
     {EventKind::Migrate, "migrate"},
     {EventKind::Entity, "entity"},
+    {EventKind::Detach, "detach"},
+    {EventKind::Attach, "attach"},
 }};
 
 constexpr std::array<std::pair<Status, std::string_view>, 3> kStatusNames = {{
@@ -86,6 +88,10 @@ std::optional<Op> to_op(const Event& e) {
       return Op{OpKind::Yield};
     case EventKind::Preempt:
       return Op{OpKind::WakeupPreempt, id};
+    case EventKind::Detach:
+      return Op{OpKind::Detach, id};
+    case EventKind::Attach:
+      return Op{OpKind::Attach, id, e.weight, e.slice};
     case EventKind::Migrate:
     case EventKind::Entity:
       return std::nullopt;

@@ -47,6 +47,8 @@ enum class EventKind : uint8_t {
   Yield,     // sched_yield of the running task
   Preempt,   // wakeup-preemption decision for task: preempt
   Migrate,   // task moved from cpu to `to`
+  Detach,    // §4.13: task left this runqueue for another CPU's, taking its saved lag (vlag)
+  Attach,    // §4.13: task joined from another CPU's runqueue: weight, slice, its saved lag
   Entity,    // the full state of one entity at the start of a window
 };
 
@@ -77,8 +79,8 @@ struct Event {
   int cpu = 0;                 // "cpu"
   std::optional<TaskId> task;  // the task the event is about; Pick: the picked task (none: idle)
   int64_t delta = 0;           // Run
-  int64_t weight = 0;          // New, Reweight; New: 0 when unknown ("weight":null)
-  int64_t slice = 0;           // New, Slice
+  int64_t weight = 0;          // New, Attach, Reweight; New: 0 when unknown ("weight":null)
+  int64_t slice = 0;           // New, Attach, Slice
   bool preempt = false;        // Preempt
   int to_cpu = 0;              // Migrate
   EntityFields state;          // the named (or running) entity after the event

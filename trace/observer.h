@@ -70,6 +70,14 @@ Event trace_event(const vlag::Event<Num>& ev) {
       e.kind = EventKind::Preempt;
       e.preempt = ev.preempt;
       break;
+    case OpKind::Detach:
+      e.kind = EventKind::Detach;
+      break;
+    case OpKind::Attach:
+      e.kind = EventKind::Attach;
+      e.weight = op.a;
+      e.slice = op.b;
+      break;
   }
   if (ev.entity) {
     const EntityState<Num>& s = *ev.entity;

@@ -53,7 +53,7 @@ class Exporter {
     if (e.kind != EventKind::Pick && e.kind != EventKind::Run && e.kind != EventKind::Entity)
       instant(e);
     sample(e);
-    if (e.kind == EventKind::Exit && e.task) tasks_.erase(*e.task);
+    if ((e.kind == EventKind::Exit || e.kind == EventKind::Detach) && e.task) tasks_.erase(*e.task);
     last_t_ = e.t;
   }
 
@@ -66,7 +66,7 @@ class Exporter {
  private:
   static bool stops_running(EventKind k) {
     return k == EventKind::Sleep || k == EventKind::Dequeue || k == EventKind::Exit ||
-           k == EventKind::Migrate;
+           k == EventKind::Migrate || k == EventKind::Detach;
   }
 
   void emit(const std::string& json) {
@@ -97,7 +97,7 @@ class Exporter {
   void learn(const Event& e) {
     if (!e.task) return;
     Task& t = tasks_[*e.task];
-    if (e.kind == EventKind::New) t = {e.weight, e.slice};
+    if (e.kind == EventKind::New || e.kind == EventKind::Attach) t = {e.weight, e.slice};
     if (e.kind == EventKind::Reweight) t.weight = e.weight;
     if (e.kind == EventKind::Slice) t.slice = e.slice;
     if (e.state.weight) t.weight = *e.state.weight;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "spec/cfs_policy.h"
 #include "spec/weights.h"
 
 namespace vlag::trace {
@@ -17,11 +18,13 @@ struct Needs {
 Needs needs(EventKind k) {
   switch (k) {
     case EventKind::New:
+    case EventKind::Attach:
       return {.task = true, .weight = true, .slice = true};
     case EventKind::Exit:
     case EventKind::Wakeup:
     case EventKind::Sleep:
     case EventKind::Dequeue:
+    case EventKind::Detach:
     case EventKind::Entity:
       return {.task = true};
     case EventKind::Run:
@@ -241,7 +244,7 @@ void Reader::parse_header() {
   if (preset_name.empty()) fail(Fault::Malformed, "preset", "missing");
   Preset preset;
   try {
-    preset = preset_by_name(preset_name);
+    preset = is_cfs_policy(preset_name) ? cfs_preset(preset_name) : preset_by_name(preset_name);
   } catch (const Error& e) {
     fail(Fault::Malformed, "preset", e.what());
   }

@@ -67,6 +67,7 @@ std::string event_line(const Event& e) {
     field(s, "task", std::string_view("null"));
   switch (e.kind) {
     case EventKind::New:
+    case EventKind::Attach:
       field(s, "weight", e.weight);
       field(s, "slice", e.slice);
       break;

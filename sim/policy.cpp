@@ -1,0 +1,65 @@
+#include "sim/policy.h"
+
+#include "optimized/runqueue.h"
+#include "sim/cfs/runqueue.h"
+#include "spec/error.h"
+#include "spec/weights.h"
+
+namespace vlag::sim {
+namespace {
+
+constexpr std::pair<Policy, std::string_view> kPolicies[] = {
+    {Policy::Eevdf, "eevdf"},
+    {Policy::EevdfLatencyNice, "eevdf-latency-nice"},
+    {Policy::NoSamePrioPreempt, "no-same-prio-preempt"},
+    {Policy::Cfs, "cfs"},
+    {Policy::CfsLatencyNice, "cfs-latency-nice"},
+};
+
+}  // namespace
+
+Policy policy_by_name(std::string_view name) {
+  for (const auto& [p, n] : kPolicies)
+    if (n == name) return p;
+  throw Error("unknown policy '" + std::string(name) +
+              "' (eevdf, eevdf-latency-nice, no-same-prio-preempt, cfs or cfs-latency-nice)");
+}
+
+std::string_view policy_name(Policy p) {
+  for (const auto& [q, n] : kPolicies)
+    if (q == p) return n;
+  return "?";
+}
+
+std::vector<std::string> policy_names() {
+  std::vector<std::string> names;
+  for (const auto& [p, n] : kPolicies) names.emplace_back(n);
+  return names;
+}
+
+bool is_cfs(Policy p) { return p == Policy::Cfs || p == Policy::CfsLatencyNice; }
+
+// The EEVDF variants act in the machine (creation_slice, may_wakeup_preempt) around the same
+// runqueue; the CFS policies run their own.
+std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, const Params& params) {
+  if (is_cfs(p))
+    return std::make_unique<CpuRunqueueAdapter<cfs::Runqueue>>(
+        params, cfs::CfsOptions{.latency_nice = p == Policy::CfsLatencyNice});
+  return std::make_unique<CpuRunqueueAdapter<optimized::Runqueue>>(params);
+}
+
+bool runqueue_takes_latency_nice(Policy p, const TaskAttrs& attrs) {
+  return p == Policy::CfsLatencyNice && attrs.latency_nice != 0;
+}
+
+int64_t creation_slice(Policy p, const TaskAttrs& attrs, const Params& params) {
+  if (attrs.slice_ns != 0 || p != Policy::EevdfLatencyNice || attrs.latency_nice == 0)
+    return attrs.slice_ns;
+  return latency_nice_slice(attrs.latency_nice, params.base_slice_ns());
+}
+
+bool may_wakeup_preempt(Policy p, const TaskAttrs& wakee, const TaskAttrs& curr) {
+  return p != Policy::NoSamePrioPreempt || wakee.nice != curr.nice;
+}
+
+}  // namespace vlag::sim
