@@ -16,8 +16,8 @@
 
 #include "checker/report.h"
 #include "checker/service.h"
+#include "checker/shadow.h"
 #include "checker/view.h"
-#include "reference/runqueue.h"
 #include "trace/event.h"
 
 namespace vlag::checker {
@@ -60,6 +60,7 @@ class Checker {
                       const Exact& V_after);
   void check_saved_lag(const ViewEntity& v, bool from_delayed);
   void check_s64_margins();
+  Exact vruntime_bound() const;
 
   void checked(const char* id) { ++report_.stats[id].checked; }
   void violate(const char* id, std::string detail, Witness w, bool promised = true);
@@ -67,11 +68,12 @@ class Checker {
 
   Params params_;
   bool window_;
+  trace::Arith arith_;
   std::string file_;
   Report& report_;
   View view_;
   ServiceLayer service_;
-  std::optional<reference::Runqueue> shadow_;  // alive while the trace follows the spec's steps
+  std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
   int64_t now_ = 0;
   int64_t index_ = 0;
   int64_t line_ = 0;
