@@ -257,11 +257,26 @@ void Checker::complete_delayed_dequeues(std::optional<TaskId> picked,
   // but a reported W below the queue's shows that pick_eevdf searched and met delayed entities.
   const bool completed = W_after && *W_after < view_.W();
   if (picked && picked == view_.curr && !completed) return;
+  const ViewEntity* p = picked ? view_.find(*picked) : nullptr;
+  // pick_eevdf breaks a deadline tie by insertion order, which the view does not have (it breaks
+  // them by id): when a delayed entity ties with the picked one, the reported W says whether
+  // pick_eevdf met it first (and completed its dequeue) or not.
+  const auto ties_pick = [&](const ViewEntity& d) { return p && d.deadline == p->deadline; };
   for (;;) {
     const Exact V = view_.V();
     const ViewEntity* best = view_.earliest_eligible_deadline(V);
-    if (!best || best->status != Status::Delayed || best->id == picked) return;
-    ViewEntity& d = *view_.find(best->id);
+    ViewEntity* next = nullptr;
+    if (best && best->status == Status::Delayed && best->id != picked) {
+      if (!(ties_pick(*best) && W_after && view_.W() <= *W_after)) next = view_.find(best->id);
+    } else if (W_after && view_.W() > *W_after) {
+      for (auto& [id, d] : view_.entities())
+        if (d.status == Status::Delayed && view_.eligible(d, V) && ties_pick(d)) {
+          next = &d;
+          break;
+        }
+    }
+    if (!next) return;
+    ViewEntity& d = *next;
     Exact l = V - d.vruntime;
     if (params_.preset.clamp == LagClamp::TwiceSlice)
       l = std::clamp(l, Exact(-lag_limit(params_, d)), lag_limit(params_, d));
@@ -768,18 +783,22 @@ void Checker::check_reweight(const ViewEntity& before, const ViewEntity& after,
   const Exact lag_b = (V_before - before.vruntime) * static_cast<long>(before.weight);
   const Exact lag_a = (V_after - after.vruntime) * static_cast<long>(after.weight);
   // Linux arithmetic (§7.3): B_v = 3 + φ(1 + ρ)E for a reweight, ρ = w/w', φ = 1 + 2w'/W_o;
-  // V_before is exact (the view's average), so |ΔV| < 1 + B_v and |Δ(V − v)| < 1 + 2B_v.
+  // V_before is exact (the view's average), so |ΔV| < 1 + B_v and |Δ(V − v)| < 1 + 2B_v. An
+  // entity alone in the queue passes through an empty one, whose V is min_vruntime (§7.1): V
+  // then moves by a translation of the timeline, and only its lag is compared.
   Exact B_V = 0, B_lag = 0;
+  bool compare_V = true;
   if (arith_ == trace::Arith::Linux64) {
-    const int64_t W_o = std::max<int64_t>(view_.W() - after.weight, 1);
+    const int64_t W_o = view_.W() - after.weight;
     const Exact rho = ex(before.weight) / ex(after.weight);
-    const Exact phi = 1 + ex(2 * after.weight) / ex(W_o);
+    const Exact phi = 1 + ex(2 * after.weight) / ex(std::max<int64_t>(W_o, 1));
     const Exact B_v = 3 + phi * (1 + rho) * (vruntime_bound() / 2);
     B_V = 1 + B_v;
     B_lag = (1 + 2 * B_v) * static_cast<long>(after.weight);
+    compare_V = W_o != 0;
   }
   if (B_V == 0 ? V_before == V_after && lag_b == lag_a
-               : abs(V_after - V_before) < B_V && abs(lag_a - lag_b) < B_lag)
+               : (!compare_V || abs(V_after - V_before) < B_V) && abs(lag_a - lag_b) < B_lag)
     return;
   Witness w;
   w.add("V_before", Sort::Real, V_before);
