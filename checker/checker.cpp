@@ -33,7 +33,11 @@ Exact lag_limit(const Params& p, const ViewEntity& e) {
 const int64_t kS64Max = INT64_MAX;
 
 // SPEC.md §7.3's lemma: vdelta of up to R ns is off the exact δ·N/w by less than 1 + R/2^20.
-Exact vdelta_error(int64_t R) { return 1 + Exact(static_cast<long>(R), 1L << 20); }
+Exact vdelta_error(int64_t R) {
+  Exact e = 1 + Exact(static_cast<long>(R), 1L << 20);
+  e.canonicalize();
+  return e;
+}
 
 }  // namespace
 
@@ -734,6 +738,13 @@ void Checker::check_deadline(const ViewEntity& v) {
   w.add("rho", Sort::Real, *v.request);
   w.statement = "INV-DEADLINE: 0 < (d - v)*w/1024 <= rho";
   w.claim = "(or (<= (/ (* (- d v) w) 1024.0) 0.0) (> (/ (* (- d v) w) 1024.0) rho))";
+  if (slack != 0) {
+    w.add("slack", Sort::Real, slack);
+    w.statement =
+        "INV-DEADLINE (Linux arithmetic, SPEC.md 7.3): -slack < (d - v)*w/1024 < rho + slack";
+    w.claim =
+        "(or (<= (/ (* (- d v) w) 1024.0) (- slack)) (>= (/ (* (- d v) w) 1024.0) (+ rho slack)))";
+  }
   violate("INV-DEADLINE",
           fmt::format("task {} remaining request {} ns not in (0, {}]{}", v.id, str(rest),
                       str(*v.request),
@@ -763,6 +774,11 @@ void Checker::check_place(const ViewEntity& before, const ViewEntity& after, con
   w.add("expected", Sort::Real, expect);
   w.statement = "INV-PLACE-LAG: V - v after the wakeup equals the lag the preset restores";
   w.claim = "(not (= (- V v) expected))";
+  if (B != 0) {
+    w.add("bound", Sort::Real, B);
+    w.statement = "INV-PLACE-LAG (Linux arithmetic, SPEC.md 7.3): |V - v - expected| < bound";
+    w.claim = "(or (>= (- (- V v) expected) bound) (<= (- (- V v) expected) (- bound)))";
+  }
   violate("INV-PLACE-LAG",
           fmt::format("task {} saved vlag {}: expected V-v={}, got {}{}", after.id,
                       str(before.vlag), str(expect), str(got),
@@ -807,6 +823,18 @@ void Checker::check_reweight(const ViewEntity& before, const ViewEntity& after,
   w.add("wlag_after", Sort::Real, lag_a);
   w.statement = "INV-REWEIGHT: V and w*(V - v) are unchanged by a reweight";
   w.claim = "(or (not (= V_before V_after)) (not (= wlag_before wlag_after)))";
+  if (B_V != 0) {
+    w.add("bound_V", Sort::Real, B_V);
+    w.add("bound_wlag", Sort::Real, B_lag);
+    w.statement =
+        "INV-REWEIGHT (Linux arithmetic, SPEC.md 7.3): V and w*(V - v) move by less "
+        "than their bounds";
+    w.claim = fmt::format(
+        "(or {}(>= (- wlag_after wlag_before) bound_wlag) (<= (- wlag_after wlag_before) (- "
+        "bound_wlag)))",
+        compare_V ? "(>= (- V_after V_before) bound_V) (<= (- V_after V_before) (- bound_V)) "
+                  : "");
+  }
   violate("INV-REWEIGHT",
           fmt::format("reweight of task {} moved V from {} to {} (w*vlag {} -> {}){}", after.id,
                       str(V_before), str(V_after), str(lag_b), str(lag_a),
@@ -839,6 +867,12 @@ void Checker::check_saved_lag(const ViewEntity& v, bool from_delayed) {
                      : "INV-LAG-CLAMP: |vl| <= vdelta(max(2r, TICK), w)";
   w.claim =
       zero ? "(or (> vl limit) (< vl (- limit)) (> vl 0.0))" : "(or (> vl limit) (< vl (- limit)))";
+  if (B != 0) {
+    w.add("bound", Sort::Real, B);
+    w.statement += " (Linux arithmetic, SPEC.md 7.3: beyond limit + bound)";
+    w.claim = fmt::format("(or (>= vl (+ limit bound)) (<= vl (- (+ limit bound))){})",
+                          zero ? " (> vl 0.0)" : "");
+  }
   violate("INV-LAG-CLAMP",
           fmt::format("task {} saved vlag {} beyond {}{}{}", v.id, str(v.vlag), str(limit),
                       B == 0 ? "" : " + the rounding bound " + str(B),
