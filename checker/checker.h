@@ -2,10 +2,12 @@
 //   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
 //   2. decisions: every pick judged on the trace's own numbers — eligible, earliest eligible
 //      deadline modulo protection and the next buddy — and, from a trace that starts at the
-//      beginning, against a shadow reference runqueue that executes the same operations;
+//      beginning, against a shadow reference runqueue that executes the same operations in the
+//      trace's arithmetic (checker/shadow.h);
 //   3. state, when events carry it: V and W against the entities (INV-LAG-SUM), INV-DEADLINE,
 //      INV-PLACE-LAG, INV-REWEIGHT, INV-LAG-CLAMP, the 64-bit margins of Linux's sums
-//      (INV-S64-MARGIN), and every reported field against the shadow (INV-STEP).
+//      (INV-S64-MARGIN), and every reported field against the shadow (INV-STEP). On a trace in
+//      Linux arithmetic the rounded IDs are judged within SPEC.md §7.3's bounds.
 // Memory is proportional to the live tasks. Violations carry an SMT-LIB witness for the Z3
 // arbiter; windows and Z3 work happen after the pass (checker/run.h).
 #pragma once
