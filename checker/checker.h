@@ -46,6 +46,7 @@ class Checker {
   void update_view(const trace::Event& e, Status status_before);
   void refresh_from_shadow(ViewEntity& v) const;
   void apply_reported(ViewEntity& v, const trace::EntityFields& s) const;
+  void new_request(ViewEntity& v, const Exact& request) const;
   void complete_delayed_dequeues(std::optional<TaskId> picked, std::optional<int64_t> W_after);
 
   void check_pick(const trace::Event& e, bool curr_protected, std::optional<TaskId> curr_before,
