@@ -32,11 +32,19 @@ Exact lag_limit(const Params& p, const ViewEntity& e) {
 
 const int64_t kS64Max = INT64_MAX;
 
+// SPEC.md §7.3's lemma: vdelta of up to R ns is off the exact δ·N/w by less than 1 + R/2^20.
+Exact vdelta_error(int64_t R) {
+  Exact e = 1 + Exact(static_cast<long>(R), 1L << 20);
+  e.canonicalize();
+  return e;
+}
+
 }  // namespace
 
 Checker::Checker(const trace::Header& header, std::string file, Report& report)
     : params_(header.params),
       window_(header.window),
+      arith_(header.arith),
       file_(std::move(file)),
       report_(report),
       service_(header.params, report, file_) {
@@ -46,9 +54,21 @@ Checker::Checker(const trace::Header& header, std::string file, Report& report)
                             "checking multi-CPU traces is not implemented (this trace has " +
                                 std::to_string(params_.ncpus) +
                                 " CPUs and no \"cpu\" naming the one it holds)");
-  if (!window_)
-    shadow_.emplace(params_);
-  else
+  if (arith_ == trace::Arith::Linux64)
+    report_.notes.push_back(
+        file_ +
+        ": Linux integer arithmetic (\"arith\":\"linux64\"): the shadow reference is "
+        "reference::LinuxRunqueue, and INV-PLACE-LAG, INV-REWEIGHT, INV-DEADLINE and INV-LAG-CLAMP "
+        "are judged within the rounding bounds of SPEC.md §7.3 (INV-DEADLINE of a deadline a "
+        "reweight "
+        "rescaled: not promised, §7.3 bounds no error carried into the rescaling)");
+  if (!window_) {
+    try {
+      shadow_.emplace(params_, arith_);
+    } catch (const Error& err) {
+      report_.notes.push_back(file_ + ": no shadow reference: " + err.what());
+    }
+  } else
     report_.notes.push_back(file_ +
                             ": a window (starts mid-run): no shadow reference, decisions and "
                             "state are judged on the trace's own numbers");
@@ -192,9 +212,9 @@ void Checker::apply_shadow(const trace::Event& e) {
     }
     if (op->kind == OpKind::Attach) {
       // The migrant as the trace reports it: validate() made sure the saved lag is there.
-      const Migrant<Exact> m{op->id, op->a, op->b != 0 ? op->b : params_.base_slice_ns(),
-                             op->b != 0, *e.state.vlag};
-      if (!shadow_->attach(m)) throw Error("the task is here already");
+      if (!shadow_->attach(op->id, op->a, op->b != 0 ? op->b : params_.base_slice_ns(), op->b != 0,
+                           *e.state.vlag))
+        throw Error("the task is here already");
       return;
     }
     shadow_->apply(*op);
@@ -207,7 +227,7 @@ void Checker::apply_shadow(const trace::Event& e) {
 
 void Checker::refresh_from_shadow(ViewEntity& v) const {
   if (!shadow_ || !shadow_->has(v.id)) return;
-  const reference::Entity& s = shadow_->entity(v.id);
+  const ShadowEntity s = shadow_->entity(v.id);
   v.weight = s.weight;
   v.slice = s.slice;
   v.vruntime = s.vruntime;
@@ -243,11 +263,26 @@ void Checker::complete_delayed_dequeues(std::optional<TaskId> picked,
   // but a reported W below the queue's shows that pick_eevdf searched and met delayed entities.
   const bool completed = W_after && *W_after < view_.W();
   if (picked && picked == view_.curr && !completed) return;
+  const ViewEntity* p = picked ? view_.find(*picked) : nullptr;
+  // pick_eevdf breaks a deadline tie by insertion order, which the view does not have (it breaks
+  // them by id): when a delayed entity ties with the picked one, the reported W says whether
+  // pick_eevdf met it first (and completed its dequeue) or not.
+  const auto ties_pick = [&](const ViewEntity& d) { return p && d.deadline == p->deadline; };
   for (;;) {
     const Exact V = view_.V();
     const ViewEntity* best = view_.earliest_eligible_deadline(V);
-    if (!best || best->status != Status::Delayed || best->id == picked) return;
-    ViewEntity& d = *view_.find(best->id);
+    ViewEntity* next = nullptr;
+    if (best && best->status == Status::Delayed && best->id != picked) {
+      if (!(ties_pick(*best) && W_after && view_.W() <= *W_after)) next = view_.find(best->id);
+    } else if (W_after && view_.W() > *W_after) {
+      for (auto& [id, d] : view_.entities())
+        if (d.status == Status::Delayed && view_.eligible(d, V) && ties_pick(d)) {
+          next = &d;
+          break;
+        }
+    }
+    if (!next) return;
+    ViewEntity& d = *next;
     Exact l = V - d.vruntime;
     if (params_.preset.clamp == LagClamp::TwiceSlice)
       l = std::clamp(l, Exact(-lag_limit(params_, d)), lag_limit(params_, d));
@@ -425,10 +460,10 @@ void Checker::update_view(const trace::Event& e, Status status_before) {
       if (status_before == Status::Sleeping) {
         if (!v->rel_deadline) {
           const bool half = was_new && p.has(Feature::PLACE_DEADLINE_INITIAL);
-          v->request = half ? Exact(static_cast<long>(v->slice), 2) : ex(v->slice);
+          new_request(*v, half ? Exact(static_cast<long>(v->slice), 2) : ex(v->slice));
         }
       } else if (v->deadline != d_before) {
-        v->request = ex(v->slice);
+        new_request(*v, ex(v->slice));
       }
       v->rel_deadline = false;
       return;
@@ -462,10 +497,12 @@ void Checker::update_view(const trace::Event& e, Status status_before) {
       const Exact d_before = c->deadline;
       refresh(*c);
       if (c->deadline == d_before) return;
-      if (e.kind == EventKind::Yield && c->request)
+      if (e.kind == EventKind::Yield && c->request) {
         *c->request += ex(c->slice);
-      else if (e.kind != EventKind::Yield)
-        c->request = ex(c->slice);
+        ++c->deadline_roundings;
+      } else if (e.kind != EventKind::Yield) {
+        new_request(*c, ex(c->slice));
+      }
       return;
     }
     case EventKind::Reweight: {
@@ -475,6 +512,7 @@ void Checker::update_view(const trace::Event& e, Status status_before) {
                        abs(view_.V() - v->vruntime) > lag_limit(params_, *v);
       refresh(*v);
       if (cut) v->request.reset();
+      v->deadline_rescaled = arith_ == trace::Arith::Linux64;
       return;
     }
     case EventKind::Slice:
@@ -487,6 +525,12 @@ void Checker::update_view(const trace::Event& e, Status status_before) {
     case EventKind::Migrate:
       return;
   }
+}
+
+void Checker::new_request(ViewEntity& v, const Exact& request) const {
+  v.request = request;
+  v.deadline_roundings = 1;
+  v.deadline_rescaled = false;
 }
 
 void Checker::finish() {
@@ -521,6 +565,16 @@ Witness Checker::queue_witness(const Exact* V_reported) const {
     w.definitions.push_back("(= (* V W) " + sum_wv + "))");
   }
   return w;
+}
+
+// SPEC.md §7.3's B_v = 2·E(R) for the operation just applied, R the largest amount it can hand to
+// vdelta: max(2·r_max, TICK, 2·b) over the view (runs reach vdelta only through these checks'
+// deadlines and lags, whose amounts are slices). Zero for an exact trace: no rounding.
+Exact Checker::vruntime_bound() const {
+  if (arith_ != trace::Arith::Linux64) return 0;
+  int64_t R = std::max(params_.tick_ns(), 2 * params_.base_slice_ns());
+  for (const auto& [id, v] : view_.entities()) R = std::max(R, 2 * v.slice);
+  return 2 * vdelta_error(R);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -627,20 +681,17 @@ void Checker::check_step(const trace::Event& e) {
       e.task && shadow_->has(id) && (!about_running(e.kind) || shadow_->curr() == e.task);
   const trace::EntityFields& s = e.state;
   if (about) {
-    const reference::Entity& r = shadow_->entity(id);
-    const Exact V = shadow_->avg_vruntime();
-    const Exact vlag = r.status == Status::Sleeping ? r.vlag : Exact(V - r.vruntime);
+    const ShadowEntity r = shadow_->entity(id);
     if (s.weight && *s.weight != r.weight) return mismatch("w", ex(*s.weight), ex(r.weight));
     if (s.slice && *s.slice != r.slice) return mismatch("r", ex(*s.slice), ex(r.slice));
     if (s.vruntime && *s.vruntime != r.vruntime) return mismatch("v", *s.vruntime, r.vruntime);
     if (s.deadline && *s.deadline != r.deadline) return mismatch("d", *s.deadline, r.deadline);
-    if (s.vlag && *s.vlag != vlag) return mismatch("vlag", *s.vlag, vlag);
+    if (s.vlag && *s.vlag != r.vlag) return mismatch("vlag", *s.vlag, r.vlag);
     if (s.status && *s.status != r.status)
       return mismatch("status", ex(static_cast<int>(*s.status)), ex(static_cast<int>(r.status)));
   }
-  if (e.V && *e.V != shadow_->avg_vruntime()) return mismatch("V", *e.V, shadow_->avg_vruntime());
-  if (e.W && *e.W != shadow_->total_weight())
-    return mismatch("W", ex(*e.W), ex(shadow_->total_weight()));
+  if (e.V && *e.V != shadow_->V()) return mismatch("V", *e.V, shadow_->V());
+  if (e.W && *e.W != shadow_->W()) return mismatch("W", ex(*e.W), ex(shadow_->W()));
 }
 
 // INV-LAG-SUM on the trace's numbers: Σ w_i·(V − v_i) = 0 with the reported V and W = Σ w_i.
@@ -685,7 +736,14 @@ void Checker::check_deadline(const ViewEntity& v) {
   checked("INV-DEADLINE");
   Exact rest = (v.deadline - v.vruntime) * static_cast<long>(v.weight) / ex(kNice0Weight);
   rest.canonicalize();
-  if (rest > 0 && rest <= *v.request) return;
+  // Linux arithmetic (§7.3): d − v is off by less than (1 + 2B_v) + (2 + 3B_v) virtual ns per
+  // vdelta it sums; after a reweight rescaled it, §7.3 states no bound (not promised).
+  Exact slack = (arith_ == trace::Arith::Linux64 ? (3 + 5 * vruntime_bound()) * v.deadline_roundings
+                                                 : Exact(0)) *
+                static_cast<long>(v.weight) / ex(kNice0Weight);
+  slack.canonicalize();
+  if (slack == 0 ? rest > 0 && rest <= *v.request : rest > -slack && rest < *v.request + slack)
+    return;
   Witness w;
   w.add("v", Sort::Real, v.vruntime);
   w.add("d", Sort::Real, v.deadline);
@@ -693,10 +751,18 @@ void Checker::check_deadline(const ViewEntity& v) {
   w.add("rho", Sort::Real, *v.request);
   w.statement = "INV-DEADLINE: 0 < (d - v)*w/1024 <= rho";
   w.claim = "(or (<= (/ (* (- d v) w) 1024.0) 0.0) (> (/ (* (- d v) w) 1024.0) rho))";
+  if (slack != 0) {
+    w.add("slack", Sort::Real, slack);
+    w.statement =
+        "INV-DEADLINE (Linux arithmetic, SPEC.md 7.3): -slack < (d - v)*w/1024 < rho + slack";
+    w.claim =
+        "(or (<= (/ (* (- d v) w) 1024.0) (- slack)) (>= (/ (* (- d v) w) 1024.0) (+ rho slack)))";
+  }
   violate("INV-DEADLINE",
-          fmt::format("task {} remaining request {} ns not in (0, {}]", v.id, str(rest),
-                      str(*v.request)),
-          std::move(w));
+          fmt::format("task {} remaining request {} ns not in (0, {}]{}", v.id, str(rest),
+                      str(*v.request),
+                      slack == 0 ? "" : " widened by the rounding bound " + str(slack) + " ns"),
+          std::move(w), !v.deadline_rescaled);
 }
 
 // INV-PLACE-LAG: a wakeup places the entity so that V − v equals the saved lag (Linux), or the
@@ -712,16 +778,24 @@ void Checker::check_place(const ViewEntity& before, const ViewEntity& after, con
   }
   expect.canonicalize();
   const Exact got = V_after - after.vruntime;
-  if (got == expect) return;
+  // Linux arithmetic (§7.3): V − v of a queued entity is off by less than 1 + 2B_v.
+  const Exact B = arith_ == trace::Arith::Linux64 ? 1 + 2 * vruntime_bound() : Exact(0);
+  if (B == 0 ? got == expect : abs(got - expect) < B) return;
   Witness w;
   w.add("V", Sort::Real, V_after);
   w.add("v", Sort::Real, after.vruntime);
   w.add("expected", Sort::Real, expect);
   w.statement = "INV-PLACE-LAG: V - v after the wakeup equals the lag the preset restores";
   w.claim = "(not (= (- V v) expected))";
+  if (B != 0) {
+    w.add("bound", Sort::Real, B);
+    w.statement = "INV-PLACE-LAG (Linux arithmetic, SPEC.md 7.3): |V - v - expected| < bound";
+    w.claim = "(or (>= (- (- V v) expected) bound) (<= (- (- V v) expected) (- bound)))";
+  }
   violate("INV-PLACE-LAG",
-          fmt::format("task {} saved vlag {}: expected V-v={}, got {}", after.id, str(before.vlag),
-                      str(expect), str(got)),
+          fmt::format("task {} saved vlag {}: expected V-v={}, got {}{}", after.id,
+                      str(before.vlag), str(expect), str(got),
+                      B == 0 ? "" : " (beyond the rounding bound " + str(B) + ")"),
           std::move(w));
 }
 
@@ -737,7 +811,24 @@ void Checker::check_reweight(const ViewEntity& before, const ViewEntity& after,
   if (p.reweight == ReweightRule::Place && view_.curr == after.id) promised = false;
   const Exact lag_b = (V_before - before.vruntime) * static_cast<long>(before.weight);
   const Exact lag_a = (V_after - after.vruntime) * static_cast<long>(after.weight);
-  if (V_before == V_after && lag_b == lag_a) return;
+  // Linux arithmetic (§7.3): B_v = 3 + φ(1 + ρ)E for a reweight, ρ = w/w', φ = 1 + 2w'/W_o;
+  // V_before is exact (the view's average), so |ΔV| < 1 + B_v and |Δ(V − v)| < 1 + 2B_v. An
+  // entity alone in the queue passes through an empty one, whose V is min_vruntime (§7.1): V
+  // then moves by a translation of the timeline, and only its lag is compared.
+  Exact B_V = 0, B_lag = 0;
+  bool compare_V = true;
+  if (arith_ == trace::Arith::Linux64) {
+    const int64_t W_o = view_.W() - after.weight;
+    const Exact rho = ex(before.weight) / ex(after.weight);
+    const Exact phi = 1 + ex(2 * after.weight) / ex(std::max<int64_t>(W_o, 1));
+    const Exact B_v = 3 + phi * (1 + rho) * (vruntime_bound() / 2);
+    B_V = 1 + B_v;
+    B_lag = (1 + 2 * B_v) * static_cast<long>(after.weight);
+    compare_V = W_o != 0;
+  }
+  if (B_V == 0 ? V_before == V_after && lag_b == lag_a
+               : (!compare_V || abs(V_after - V_before) < B_V) && abs(lag_a - lag_b) < B_lag)
+    return;
   Witness w;
   w.add("V_before", Sort::Real, V_before);
   w.add("V_after", Sort::Real, V_after);
@@ -745,9 +836,24 @@ void Checker::check_reweight(const ViewEntity& before, const ViewEntity& after,
   w.add("wlag_after", Sort::Real, lag_a);
   w.statement = "INV-REWEIGHT: V and w*(V - v) are unchanged by a reweight";
   w.claim = "(or (not (= V_before V_after)) (not (= wlag_before wlag_after)))";
+  if (B_V != 0) {
+    w.add("bound_V", Sort::Real, B_V);
+    w.add("bound_wlag", Sort::Real, B_lag);
+    w.statement =
+        "INV-REWEIGHT (Linux arithmetic, SPEC.md 7.3): V and w*(V - v) move by less "
+        "than their bounds";
+    w.claim = fmt::format(
+        "(or {}(>= (- wlag_after wlag_before) bound_wlag) (<= (- wlag_after wlag_before) (- "
+        "bound_wlag)))",
+        compare_V ? "(>= (- V_after V_before) bound_V) (<= (- V_after V_before) (- bound_V)) "
+                  : "");
+  }
   violate("INV-REWEIGHT",
-          fmt::format("reweight of task {} moved V from {} to {} (w*vlag {} -> {})", after.id,
-                      str(V_before), str(V_after), str(lag_b), str(lag_a)),
+          fmt::format("reweight of task {} moved V from {} to {} (w*vlag {} -> {}){}", after.id,
+                      str(V_before), str(V_after), str(lag_b), str(lag_a),
+                      B_V == 0 ? ""
+                               : fmt::format(" beyond the rounding bounds {} and {}", str(B_V),
+                                             str(B_lag))),
           std::move(w), promised);
 }
 
@@ -759,7 +865,10 @@ void Checker::check_saved_lag(const ViewEntity& v, bool from_delayed) {
   checked("INV-LAG-CLAMP");
   const Exact limit = lag_limit(params_, v);
   const bool zero = from_delayed && p.has(Feature::DELAY_ZERO);
-  if (abs(v.vlag) <= limit && !(zero && v.vlag > 0)) return;
+  // Linux arithmetic (§7.3): a saved lag is off by less than B_v (its clamp limit is vdelta's).
+  // DELAY_ZERO's vl <= 0 is exact in both: Linux zeroes a positive lag of its own.
+  const Exact B = vruntime_bound();
+  if ((B == 0 ? abs(v.vlag) <= limit : abs(v.vlag) < limit + B) && !(zero && v.vlag > 0)) return;
   Witness w;
   w.add("vl", Sort::Real, v.vlag);
   w.add("r", Sort::Int, ex(v.slice));
@@ -771,8 +880,15 @@ void Checker::check_saved_lag(const ViewEntity& v, bool from_delayed) {
                      : "INV-LAG-CLAMP: |vl| <= vdelta(max(2r, TICK), w)";
   w.claim =
       zero ? "(or (> vl limit) (< vl (- limit)) (> vl 0.0))" : "(or (> vl limit) (< vl (- limit)))";
+  if (B != 0) {
+    w.add("bound", Sort::Real, B);
+    w.statement += " (Linux arithmetic, SPEC.md 7.3: beyond limit + bound)";
+    w.claim = fmt::format("(or (>= vl (+ limit bound)) (<= vl (- (+ limit bound))){})",
+                          zero ? " (> vl 0.0)" : "");
+  }
   violate("INV-LAG-CLAMP",
-          fmt::format("task {} saved vlag {} beyond {}{}", v.id, str(v.vlag), str(limit),
+          fmt::format("task {} saved vlag {} beyond {}{}{}", v.id, str(v.vlag), str(limit),
+                      B == 0 ? "" : " + the rounding bound " + str(B),
                       zero ? " or positive after a delayed dequeue" : ""),
           std::move(w));
 }

@@ -2,10 +2,12 @@
 //   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
 //   2. decisions: every pick judged on the trace's own numbers — eligible, earliest eligible
 //      deadline modulo protection and the next buddy — and, from a trace that starts at the
-//      beginning, against a shadow reference runqueue that executes the same operations;
+//      beginning, against a shadow reference runqueue that executes the same operations in the
+//      trace's arithmetic (checker/shadow.h);
 //   3. state, when events carry it: V and W against the entities (INV-LAG-SUM), INV-DEADLINE,
 //      INV-PLACE-LAG, INV-REWEIGHT, INV-LAG-CLAMP, the 64-bit margins of Linux's sums
-//      (INV-S64-MARGIN), and every reported field against the shadow (INV-STEP).
+//      (INV-S64-MARGIN), and every reported field against the shadow (INV-STEP). On a trace in
+//      Linux arithmetic the rounded IDs are judged within SPEC.md §7.3's bounds.
 // Memory is proportional to the live tasks. Violations carry an SMT-LIB witness for the Z3
 // arbiter; windows and Z3 work happen after the pass (checker/run.h).
 #pragma once
@@ -16,8 +18,8 @@
 
 #include "checker/report.h"
 #include "checker/service.h"
+#include "checker/shadow.h"
 #include "checker/view.h"
-#include "reference/runqueue.h"
 #include "trace/event.h"
 
 namespace vlag::checker {
@@ -44,6 +46,7 @@ class Checker {
   void update_view(const trace::Event& e, Status status_before);
   void refresh_from_shadow(ViewEntity& v) const;
   void apply_reported(ViewEntity& v, const trace::EntityFields& s) const;
+  void new_request(ViewEntity& v, const Exact& request) const;
   void complete_delayed_dequeues(std::optional<TaskId> picked, std::optional<int64_t> W_after);
 
   void check_pick(const trace::Event& e, bool curr_protected, std::optional<TaskId> curr_before,
@@ -60,6 +63,7 @@ class Checker {
                       const Exact& V_after);
   void check_saved_lag(const ViewEntity& v, bool from_delayed);
   void check_s64_margins();
+  Exact vruntime_bound() const;
 
   void checked(const char* id) { ++report_.stats[id].checked; }
   void violate(const char* id, std::string detail, Witness w, bool promised = true);
@@ -67,11 +71,12 @@ class Checker {
 
   Params params_;
   bool window_;
+  trace::Arith arith_;
   std::string file_;
   Report& report_;
   View view_;
   ServiceLayer service_;
-  std::optional<reference::Runqueue> shadow_;  // alive while the trace follows the spec's steps
+  std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
   int64_t now_ = 0;
   int64_t index_ = 0;
   int64_t line_ = 0;

@@ -22,6 +22,11 @@ struct ViewEntity {
   Status status = Status::Sleeping;
   bool is_new = true;
   bool rel_deadline = false;  // dequeued without SLEEP under PLACE_REL_DEADLINE
+  // Linux arithmetic (SPEC.md §7.3): the vdelta roundings d − v has summed since its request was
+  // set (one, plus one per yield that extended it), and whether a reweight has rescaled it since,
+  // which §7.3 bounds only from a common state, not for an error carried in.
+  int deadline_roundings = 1;
+  bool deadline_rescaled = false;
 };
 
 class View {

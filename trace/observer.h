@@ -6,6 +6,7 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "spec/linux_time.h"
 #include "spec/observer.h"
@@ -100,7 +101,11 @@ Event trace_event(const vlag::Event<Num>& ev) {
 template <class Num>
 class TraceObserver : public Observer<Num> {
  public:
-  TraceObserver(std::ostream& out, const Header& header) : writer_(out) { writer_.header(header); }
+  /// The header's "arith" is the observer's own: Linux integers when Num is LinuxTime.
+  TraceObserver(std::ostream& out, Header header) : writer_(out) {
+    header.arith = std::is_same_v<Num, LinuxTime> ? Arith::Linux64 : Arith::Exact;
+    writer_.header(header);
+  }
   void on_event(const vlag::Event<Num>& ev) override { writer_.event(trace_event(ev)); }
 
  private:

@@ -237,6 +237,10 @@ void Reader::parse_header() {
       header_.window = fr.boolean();
     } else if (k == "cpu") {
       cpu = static_cast<int>(fr.integer(0, 4095));
+    } else if (k == "arith") {
+      const auto a = trace::arith_by_name(fr.string());
+      if (!a) fail(Fault::Malformed, k, "expected \"exact\" or \"linux64\"");
+      header_.arith = *a;
     }
   });
   if (!format_ok) fail(Fault::Malformed, "format", "missing: the first line must be the header");

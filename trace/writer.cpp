@@ -55,6 +55,7 @@ std::string header_line(const Header& h) {
       p.tick_ns(), p.base_slice_ns());
   if (h.window) s += ",\"window\":true";
   if (h.cpu) s += fmt::format(",\"cpu\":{}", *h.cpu);
+  if (h.arith != Arith::Exact) s += fmt::format(",\"arith\":\"{}\"", arith_name(h.arith));
   return s + "}";
 }
 

@@ -1,0 +1,54 @@
+// The shadow reference of `vlag check`: the SPEC.md §4 runqueue that executes the trace's
+// operations, in the arithmetic the trace's header names (spec/TRACE.md §2) — exact rationals
+// (reference::Runqueue) or Linux's 64-bit integers (reference::LinuxRunqueue, bit-identical to
+// optimized::Runqueue and so to `vlag sim`). Either way it answers in the checker's exact
+// numbers: a Linux time as its s64 reading, as the trace writes it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+#include "reference/runqueue.h"
+#include "trace/event.h"
+
+namespace vlag::checker {
+
+using Exact = trace::Exact;
+
+/// One entity of the shadow as the trace would report it.
+struct ShadowEntity {
+  int64_t weight = 0;
+  int64_t slice = 0;
+  Exact vruntime;
+  Exact deadline;
+  Exact vlag;  // "vlag": V − v while queued, the saved lag while sleeping
+  Status status = Status::Sleeping;
+};
+
+class Shadow {
+ public:
+  /// Throws vlag::Error when the arithmetic cannot run the preset (Linux: Linux presets only).
+  Shadow(const Params& params, trace::Arith arith);
+
+  /// One operation; throws vlag::Error (state unchanged) when the spec rejects it.
+  void apply(const Op& op);
+  /// §4.13; false when the task is not a sleeping entity here.
+  bool detach(TaskId id);
+  /// §4.13; false when the task is here already. Throws vlag::Error when the saved lag is not a
+  /// number of the arithmetic (a Linux lag is an s64 integer).
+  bool attach(TaskId id, int64_t weight, int64_t slice, bool custom_slice, const Exact& vlag);
+
+  bool has(TaskId id) const;
+  ShadowEntity entity(TaskId id) const;
+  Exact V() const;
+  int64_t W() const;
+  std::optional<TaskId> curr() const;
+  std::optional<TaskId> next_buddy() const;
+  bool protect_slice() const;
+
+ private:
+  std::variant<reference::Runqueue, reference::LinuxRunqueue> rq_;
+};
+
+}  // namespace vlag::checker
