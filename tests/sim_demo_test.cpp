@@ -1,8 +1,9 @@
-#include "sim/uniprocessor.h"
-
+// The demo on the machine (sim/demo.h): one CPU over the exact runqueue, the paper presets in
+// quanta, invariants checked after every operation, lag extremes and wakeup latencies per task.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "sim/demo.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
@@ -11,8 +12,8 @@ namespace {
 
 Params params(const std::string& preset) { return make_params(preset_by_name(preset)); }
 
-TEST(Uniprocessor, DemoHogsGetTheirIdealShareWithinOnePoint) {
-  const RunReport r = run_uniprocessor(params("linux-6.18"), demo_workload(), 2'000'000'000);
+TEST(SimDemo, DemoHogsGetTheirIdealShareWithinOnePoint) {
+  const DemoReport r = run_demo(params("linux-6.18"), demo_workload(), 2'000'000'000);
   ASSERT_EQ(r.tasks.size(), 4u);
   for (const auto& t : r.tasks) {
     if (t.spec.period_ns != 0) continue;
@@ -20,30 +21,72 @@ TEST(Uniprocessor, DemoHogsGetTheirIdealShareWithinOnePoint) {
   }
   EXPECT_TRUE(r.violations.empty()) << r.violations.front();
   EXPECT_GT(r.invariant_checks, 1000);
-  const TaskReport& periodic = r.tasks.back();
+  EXPECT_EQ(r.invariant_checks, r.machine.operations);  // one check after every operation
+  const DemoTaskReport& periodic = r.tasks.back();
   // It gets all its work done, and every activation either woke it or found it still busy.
   EXPECT_NEAR(periodic.share, 0.1, 0.001);
   EXPECT_EQ(periodic.wakeup.count + periodic.overruns, 2000);
   EXPECT_GT(periodic.wakeup.count, 1000);
+  EXPECT_LE(periodic.wakeup.p50_ns, periodic.wakeup.p99_ns);
+  EXPECT_LE(periodic.wakeup.p99_ns, periodic.wakeup.max_ns);
 }
 
-TEST(Uniprocessor, RejectsABadTask) {
-  EXPECT_THROW(run_uniprocessor(params("linux-6.18"), {{"x", 0, 0, 1000, 0}}, 1000), Error);
-  EXPECT_THROW(run_uniprocessor(params("linux-6.18"), {{"x", 30, 0, 0, 0}}, 1000), Error);
-  EXPECT_THROW(run_uniprocessor(params("linux-6.18"), demo_workload(), 0), Error);
+// Every paper preset runs the demo in quanta on the exact runqueue and keeps its promises.
+TEST(SimDemo, PaperPresetsKeepTheirInvariantsInQuanta) {
+  for (const char* preset : {"paper-1", "paper-2", "paper-3"}) {
+    const DemoReport r = run_demo(params(preset), demo_workload(), 200'000'000);
+    EXPECT_TRUE(r.violations.empty()) << preset << ": " << r.violations.front();
+    EXPECT_GT(r.invariant_checks, 500) << preset;
+    EXPECT_EQ(r.invariant_checks, r.machine.operations) << preset;
+    EXPECT_NEAR(r.tasks.back().share, 0.1, 0.005) << preset;
+  }
+}
+
+TEST(SimDemo, RejectsABadTask) {
+  EXPECT_THROW(run_demo(params("linux-6.18"), {{"x", 0, 0, 1000, 0}}, 1000), Error);
+  EXPECT_THROW(run_demo(params("linux-6.18"), {{"x", 30, 0, 0, 0}}, 1000), Error);
+  EXPECT_THROW(run_demo(params("linux-6.18"), demo_workload(), 0), Error);
+  EXPECT_THROW(run_demo(make_params(preset_by_name("linux-6.18"), 250, 2), demo_workload(), 1000),
+               Error);
+}
+
+// The exact kind cannot hand its rational lags to another CPU: a two-CPU machine whose balancer
+// moves a task stops with an error instead of truncating a lag.
+TEST(SimDemo, ExactRunqueueRejectsMigrations) {
+  MachineConfig c;
+  c.params = make_params(preset_by_name("linux-6.18"), 250, 2);
+  c.runqueue = RunqueueKind::Exact;
+  Machine m(c);
+  DemoWorkload three_hogs({{"a"}, {"b"}, {"c"}});  // all on CPU 0: the balancer moves one
+  try {
+    m.run(three_hogs, 1'000'000'000);
+    FAIL() << "a migration of the exact runqueue went through";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot migrate"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimDemo, CfsPolicyHasNoExactRunqueue) {
+  MachineConfig c;
+  c.params = params("linux-6.18");
+  c.policy = Policy::Cfs;
+  c.runqueue = RunqueueKind::Exact;
+  EXPECT_THROW(Machine{c}, Error);
+  EXPECT_EQ(runqueue_kind_by_name("exact"), RunqueueKind::Exact);
+  EXPECT_THROW(runqueue_kind_by_name("rational"), Error);
 }
 
 // THM-SHARE: CPU hogs converge to weight-proportional shares under every preset.
-RC_GTEST_PROP(UniprocessorProperties, HogsGetWeightProportionalShares, ()) {
+RC_GTEST_PROP(SimDemoProperties, HogsGetWeightProportionalShares, ()) {
   const auto preset =
       *rc::gen::element<std::string>("linux-6.18", "linux-6.12", "linux-6.6", "paper-1");
   const auto nices = *rc::gen::container<std::vector<int>>(*rc::gen::inRange<size_t>(2, 6),
                                                            rc::gen::inRange(-5, 11));
-  std::vector<TaskSpec> tasks;
+  std::vector<DemoTask> tasks;
   for (size_t i = 0; i < nices.size(); ++i) tasks.push_back({"hog" + std::to_string(i), nices[i]});
   const Params p = params(preset);
   const int64_t T = 1'000'000'000;
-  const RunReport r = run_uniprocessor(p, tasks, T, false);
+  const DemoReport r = run_demo(p, tasks, T, false);
   const double bound =
       static_cast<double>(2 * std::max(p.base_slice_ns(), p.tick_ns()) + p.tick_ns());
   for (const auto& t : r.tasks) {
@@ -56,16 +99,16 @@ RC_GTEST_PROP(UniprocessorProperties, HogsGetWeightProportionalShares, ()) {
 // THM-LAG-BOUND-LINUX, lower half: CPU hogs with one common slice r under linux-6.18 never fall
 // below -(r + TICK): a pick needs lag >= 0, and a run lasts until protection ends, noticed at
 // the next tick (SPEC.md §6).
-RC_GTEST_PROP(UniprocessorProperties, LinuxHogsNeverFallBelowMinusSlicePlusTick, ()) {
+RC_GTEST_PROP(SimDemoProperties, LinuxHogsNeverFallBelowMinusSlicePlusTick, ()) {
   const auto nices = *rc::gen::container<std::vector<int>>(*rc::gen::inRange<size_t>(2, 6),
                                                            rc::gen::inRange(-10, 11));
   const int64_t slice = *rc::gen::element<int64_t>(0, 100'000, 500'000, 3'000'000, 20'000'000);
   const int hz = *rc::gen::element(100, 250, 1000);
-  std::vector<TaskSpec> tasks;
+  std::vector<DemoTask> tasks;
   for (size_t i = 0; i < nices.size(); ++i)
     tasks.push_back({"hog" + std::to_string(i), nices[i], slice});
   const Params p = make_params(preset_by_name("linux-6.18"), hz);
-  const RunReport r = run_uniprocessor(p, tasks, 500'000'000, false);
+  const DemoReport r = run_demo(p, tasks, 500'000'000, false);
   for (const auto& t : r.tasks) {
     const double bound = static_cast<double>(t.slice_ns + p.tick_ns());
     if (t.min_lag_ns < -bound)
@@ -79,13 +122,13 @@ RC_GTEST_PROP(UniprocessorProperties, LinuxHogsNeverFallBelowMinusSlicePlusTick,
 // waits while light hogs each keep the CPU for a whole tick (no HRTICK), and its positive lag
 // grows past three ticks. Regression for that counterexample (found by the property above's
 // first version).
-TEST(Uniprocessor, HeavyHogBehindShortSliceLightHogsExceedsSlicePlusTick) {
-  std::vector<TaskSpec> tasks;
+TEST(SimDemo, HeavyHogBehindShortSliceLightHogsExceedsSlicePlusTick) {
+  std::vector<DemoTask> tasks;
   for (int nice : {1, 10, 3, 10, -10}) tasks.push_back({"n" + std::to_string(nice), nice, 100'000});
   const Params p = make_params(preset_by_name("linux-6.18"), 100);
-  const RunReport r = run_uniprocessor(p, tasks, 500'000'000, true);
+  const DemoReport r = run_demo(p, tasks, 500'000'000, true);
   EXPECT_TRUE(r.violations.empty());
-  const TaskReport& heavy = r.tasks.back();
+  const DemoTaskReport& heavy = r.tasks.back();
   EXPECT_GT(heavy.max_lag_ns, 3.0 * static_cast<double>(p.tick_ns()));
   EXPECT_GT(heavy.max_lag_ns, static_cast<double>(heavy.slice_ns + p.tick_ns()));
 }
