@@ -34,6 +34,7 @@ struct CompareOptions {
   std::string vary;
   std::vector<std::string> common;
   bool json = false;
+  std::vector<std::string> metrics;  // empty: all
   std::string plot_dir;
 };
 
@@ -97,7 +98,16 @@ int run_compare(const CompareOptions& o) {
       progress.update(done, total, what);
     });
   }
-  const std::vector<cmp::MetricTable> tables = cmp::aggregate(results);
+  std::vector<cmp::MetricTable> tables = cmp::aggregate(results);
+  if (!o.metrics.empty()) {
+    for (const std::string& name : o.metrics)
+      if (std::none_of(tables.begin(), tables.end(),
+                       [&](const cmp::MetricTable& t) { return t.name == name; }))
+        throw Error("--metrics: no metric '" + name + "' in these runs");
+    std::erase_if(tables, [&](const cmp::MetricTable& t) {
+      return std::find(o.metrics.begin(), o.metrics.end(), t.name) == o.metrics.end();
+    });
+  }
   const std::vector<cmp::Change> changes = cmp::sorted_changes(tables);
 
   cmp::PlotFiles plots;
@@ -173,6 +183,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
                   "Variants (columns, the first is the baseline): 'K=V K2=V2;K=V3;...'");
   cmd->add_option("--vary", o->vary, "Variants over one key: KEY=V1,V2,... (the first: baseline)");
   cmd->add_option("--set", o->common, "A setting for every run: KEY=VALUE (repeatable)");
+  cmd->add_option("--metrics", o->metrics,
+                  "Only these metrics in tables, summary and JSON (default: all)")
+      ->delimiter(',');
   cmd->add_flag("--json", o->json, "Print everything as JSON instead of tables");
   cmd->add_option("--plot-dir", o->plot_dir,
                   "Write plots (SVG via gnuplot, with their .gp scripts and .dat data) into DIR");

@@ -108,7 +108,9 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ProveArgs>();
   CLI::App* cmd = app.add_subcommand(
       "prove", "Bounded model checking and k-induction of a SPEC.md invariant with Z3");
-  cmd->add_option("--tasks", a->o.tasks, "Number of entities N")->capture_default_str();
+  cmd->add_option("--tasks", a->o.tasks, "Number of entities N")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->capture_default_str();
   cmd->add_option("--depth", a->o.depth, "Steps K (BMC depth, largest k of induction)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str();

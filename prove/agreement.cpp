@@ -29,6 +29,8 @@ StepKind step_kind(OpKind k) {
       return StepKind::SetSlice;
     case OpKind::Yield:
       return StepKind::Yield;
+    case OpKind::WakeupPreempt:
+      return StepKind::WakeupPreempt;
     default:
       throw Error(std::string("agreement: the symbolic model has no ") + op_name(k));
   }
@@ -38,20 +40,35 @@ int status_code(Status s) {
   return s == Status::Sleeping ? kSleeping : s == Status::Queued ? kQueued : kDelayed;
 }
 
+// The reference's numbers as the symbolic model prints them. Linux times start at the kernel's
+// origin −2^20 (reference/arith.h) where the model starts at 0: floors and truncations are
+// invariant under an integral shift, so absolute times agree up to that offset.
+std::string text(const mpq_class& x) { return x.get_str(); }
+std::string text(const LinuxTime& x) { return std::to_string(x.value()); }
+template <class A>
+std::string absolute(const typename A::Num& x) {
+  if constexpr (A::kExact)
+    return text(x);
+  else
+    return std::to_string((x - A::origin()).value());
+}
+
 // Compares one state; returns the first differing field.
+template <class Rq>
 std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymState& s,
-                                   const reference::Runqueue& rq) {
+                                   const Rq& rq) {
+  using A = typename Rq::Arith;
   const auto diff = [](const std::string& what, const std::string& sym, const std::string& ref) {
     return std::optional<std::string>(what + ": symbolic " + sym + ", reference " + ref);
   };
-  const auto q = [](const reference::Num& x) { return x.get_str(); };
   const auto i64 = [&](const z3::expr& x) { return m.eval(x, true).get_numeral_int64(); };
   const int64_t curr = i64(s.curr);
   if (curr != rq.curr().value_or(0))
     return diff("curr", std::to_string(curr), std::to_string(rq.curr().value_or(0)));
-  if (!rq.queued().empty() && num.value(m, s.fluid) != q(rq.fluid_clock()))
-    return diff("fluid clock", num.value(m, s.fluid), q(rq.fluid_clock()));
-  for (const reference::Entity& e : rq.entities()) {
+  if constexpr (A::kExact)
+    if (!rq.queued().empty() && num.value(m, s.fluid) != text(rq.fluid_clock()))
+      return diff("fluid clock", num.value(m, s.fluid), text(rq.fluid_clock()));
+  for (const auto& e : rq.entities()) {
     const SymEntity& x = s.e[static_cast<size_t>(e.id - 1)];
     const std::string t = "task " + std::to_string(e.id) + " ";
     if (i64(x.st) != status_code(e.status))
@@ -60,11 +77,18 @@ std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymSt
       return diff(t + "weight", std::to_string(i64(x.w)), std::to_string(e.weight));
     if (num.value(m, x.r) != std::to_string(e.slice))
       return diff(t + "slice", num.value(m, x.r), std::to_string(e.slice));
-    if (num.value(m, x.v) != q(e.vruntime)) return diff(t + "v", num.value(m, x.v), q(e.vruntime));
-    if (num.value(m, x.d) != q(e.deadline)) return diff(t + "d", num.value(m, x.d), q(e.deadline));
-    if (num.value(m, x.vl) != q(e.vlag)) return diff(t + "vlag", num.value(m, x.vl), q(e.vlag));
-    if (num.value(m, x.rho) != q(e.request))
-      return diff(t + "request", num.value(m, x.rho), q(e.request));
+    // A created entity never placed has no times yet: both sides start at 0 and placement
+    // overwrites v and d before anything reads them.
+    if (!e.is_new) {
+      if (num.value(m, x.v) != absolute<A>(e.vruntime))
+        return diff(t + "v", num.value(m, x.v), absolute<A>(e.vruntime));
+      const std::string d = e.rel_deadline ? text(e.deadline) : absolute<A>(e.deadline);
+      if (num.value(m, x.d) != d) return diff(t + "d", num.value(m, x.d), d);
+    }
+    if (num.value(m, x.vl) != text(e.vlag))
+      return diff(t + "vlag", num.value(m, x.vl), text(e.vlag));
+    if (num.value(m, x.rho) != text(e.request))
+      return diff(t + "request", num.value(m, x.rho), text(e.request));
     if (m.eval(x.rel, true).is_true() != e.rel_deadline) return diff(t + "rel", "", "");
     if (m.eval(x.cut, true).is_true() != e.request_cut) return diff(t + "request_cut", "", "");
     if (e.status != Status::Sleeping && static_cast<uint64_t>(i64(x.seq)) != e.seq)
@@ -73,18 +97,17 @@ std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymSt
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops) {
+template <class Rq>
+std::optional<std::string> disagreement_with(const Options& o, const std::vector<Op>& ops) {
   z3::context ctx;
-  Numbers num(ctx, Arith::Exact, o.weights);
+  Numbers num(ctx, o.arith, o.weights);
   Model model(num, o);
   z3::solver s(ctx);
-  reference::Runqueue rq(o.params);
+  Rq rq(o.params);
   const SymState s0 = fresh_state(num, o.tasks, "s0");
   s.add(model.initial(s0));
   std::vector<SymState> states;
-  std::vector<reference::Runqueue> expected;
+  std::vector<Rq> expected;
   std::vector<std::string> names;
   SymState cur = s0;
   for (const Op& op : ops) {
@@ -120,6 +143,13 @@ std::optional<std::string> disagreement(const Options& o, const std::vector<Op>&
     if (auto d = compare(num, m, states[k], expected[k]))
       return "after step " + std::to_string(k) + " (" + names[k] + "): " + *d;
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops) {
+  if (o.arith == Arith::Linux64) return disagreement_with<reference::LinuxRunqueue>(o, ops);
+  return disagreement_with<reference::Runqueue>(o, ops);
 }
 
 }  // namespace vlag::prove

@@ -1,5 +1,6 @@
 // The symbolic model held against the reference (reference/runqueue.h): the same operations,
-// with every choice of the symbolic step fixed, must lead to the same states. Exact encoding.
+// with every choice of the symbolic step fixed, must lead to the same states: the exact
+// encoding against reference::Runqueue, linux64 against reference::LinuxRunqueue.
 #pragma once
 
 #include <optional>
@@ -10,8 +11,8 @@
 
 namespace vlag::prove {
 
-/// ops: Create for tasks 1..o.tasks first, then any operations the model has (no Exit,
-/// WakeupPreempt or late Create); those the reference rejects are skipped. Returns the first
+/// ops: Create for tasks 1..o.tasks first, then any operations the model has (no Exit or late
+/// Create); those the reference rejects are skipped. Returns the first
 /// field on which the symbolic state after an operation differs from the reference's.
 std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops);
 

@@ -112,6 +112,9 @@ std::vector<Op> decode(Numbers& num, const z3::model& m, const SymState& s0,
       case StepKind::SetSlice:
         ops.push_back({OpKind::SetSlice, id, as_int(num, m, c.slice)});
         break;
+      case StepKind::WakeupPreempt:
+        ops.push_back({OpKind::WakeupPreempt, id});
+        break;
       case StepKind::Yield:
       case StepKind::Count:
         ops.push_back({OpKind::Yield});
@@ -193,6 +196,14 @@ class Prover {
   Unrolling base() {
     Unrolling u = unrolling(0);
     u.solver.add(model_.initial(u.first));
+    // Symmetry breaking: the model treats task ids alike (ties go by insertion order, not id),
+    // so a schedule of tasks created in any order is one of tasks created in (weight, slice)
+    // order, renamed. Not for the steady driver: it enqueues in id order, which would then
+    // always be weight order.
+    for (int i = 0; !info_.steady && i + 1 < o_.tasks; ++i) {
+      const SymEntity &x = u.first.e[i], &y = u.first.e[i + 1];
+      u.solver.add(x.w <= y.w && z3::implies(x.w == y.w, num_.le(x.r, y.r)));
+    }
     if (info_.steady) {  // every entity joins at zero lag before the first decision
       SymState joined = u.first;
       for (int i = 0; i < o_.tasks; ++i) joined = model_.enqueue_entity(joined, i);
@@ -274,8 +285,8 @@ class Prover {
           return unknown(r, b.solver, "BMC held to depth " + std::to_string(k));
         continue;
       }
-      static const char* names[] = {"enqueue", "dequeue",  "pick",      "run",
-                                    "tick",    "reweight", "set_slice", "yield"};
+      static const char* names[] = {"enqueue",  "dequeue",   "pick",  "run",           "tick",
+                                    "reweight", "set_slice", "yield", "wakeup_preempt"};
       const int kind = t->solver.get_model().eval(model_step_.second.kind, true).get_numeral_int();
       r.note = "k-induction did not close up to k = " + std::to_string(k) +
                ": the failing induction step is a " + names[kind] +
@@ -369,6 +380,8 @@ void validate(const Options& o) {
                 " is encoded in exact arithmetic only; linux64 covers INV-LAG-SUM, "
                 "INV-ELIGIBLE-EXISTS, INV-DEADLINE and THM-LAG-BOUND(-LINUX)");
   if (o.timeout_s < 0) throw Error("prove: --timeout must be ≥ 0");
+  if (o.params.preset.has(Feature::NEXT_BUDDY))
+    throw Error("prove: NEXT_BUDDY is outside the symbolic model (it has no next buddy)");
   if (o.max_delta_ns < 0) throw Error("prove: --max-delta must be ≥ 0");
 }
 

@@ -85,6 +85,10 @@ void write_trace(const Options& o, const std::vector<Op>& ops, std::ostream& out
   Runqueue rq(o.params);
   rq.set_observer(&observer);
   for (const Op& op : ops) rq.apply(op);
+  // The lag bounds are judged at decision points (SPEC.md §6): the next pick is the one at
+  // which the checker sees the lag the last run left.
+  for (const auto& inv : invariants())
+    if (inv.id == o.invariant && inv.steady) rq.apply(Op{OpKind::Pick});
 }
 
 }  // namespace vlag::prove

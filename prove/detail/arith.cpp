@@ -11,18 +11,17 @@ constexpr unsigned kBits = 64;
 constexpr unsigned kWide = 96;  // mul_u64_u32_shr's product: 64-bit x by a 32-bit factor
 
 // SPEC.md §7, Linux ≤ 7.0 __calc_delta: fact = 1024·inv_weight, renormalised to 32 bits, then
-// (x·fact) >> shift. inv_weight is sched_prio_to_wmult (⌊2^32/w⌋) for nice weights and
-// 0xFFFFFFFF/w for others.
+// (x·fact) >> shift. inv_weight is the sched_prio_to_wmult entry for nice weights (2^32/w
+// rounded to nearest, not floored: 12820798 for 335) and 0xFFFFFFFF/w for others.
 struct FixedPoint {
   uint64_t fact;
   unsigned shift;
 };
 
 FixedPoint fixed_point(int64_t w) {
-  bool nice = false;
-  for (int64_t t : kPrioToWeight) nice = nice || t == w;
-  const uint64_t inv = nice ? (uint64_t{1} << 32) / static_cast<uint64_t>(w)
-                            : 0xFFFFFFFFull / static_cast<uint64_t>(w);
+  uint64_t inv = 0xFFFFFFFFull / static_cast<uint64_t>(w);
+  for (size_t i = 0; i < kPrioToWeight.size(); ++i)
+    if (kPrioToWeight[i] == w) inv = static_cast<uint64_t>(kPrioToWmult[i]);
   uint64_t fact = 1024 * inv;
   unsigned shift = 32;
   if (const uint64_t hi = fact >> 32; hi != 0) {

@@ -179,16 +179,32 @@ z3::expr bad(Model& m, const std::string& id, const SymState& b, const Choice& c
   return b.curr.ctx().bool_val(false);
 }
 
+// The strengthening lemmas (spec/RESULTS.md lists them): k-induction starts from any state that
+// satisfies them, and BMC checks after every step that they still hold, so each is proved along
+// with the invariant it supports (a lemma that failed would stop the search, never be assumed).
 z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
   Numbers& num = m.num();
   z3::expr r = m.domain(s);
   if (id == "INV-DEADLINE") {
-    // A sleeping entity's relative deadline is the remaining request it will resume with.
+    // L-REQUEST: every entity in Q, and every sleeping one that keeps a relative deadline, has a
+    // positive request ρ. Without it an unreachable sleeper with a cut request (exempt from the
+    // bound) and ρ ≤ 0 wakes up, drops the cut on its next request and breaks 0 < ρ.
+    // L-REL-DEADLINE: a sleeping entity's relative deadline d is the remaining request it will
+    // resume with (placement adds v back), so 0 < d·w/N ≤ ρ holds while it sleeps.
     for (const SymEntity& x : s.e) {
       const z3::expr rest = num.mulw(x.w, x.d);
-      r = r && z3::implies(queued(x), num.lt(num.zero(), x.rho)) &&
+      r = r && z3::implies(queued(x) || x.rel, num.lt(num.zero(), x.rho)) &&
           z3::implies(x.rel && !x.cut, num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho)));
     }
+  }
+  if (id == "INV-PICK-ELIGIBLE") {
+    // L-SEQ-DISTINCT: the entities in Q carry distinct insertion numbers (each insert takes a new
+    // one). Pick orders ties of deadline by seq; with two equal seqs and equal deadlines no tree
+    // entity is "least" and pick_eevdf would return none although an eligible entity exists
+    // (INV-ELIGIBLE-EXISTS, which needs no lemma: the division-free form holds for min v).
+    for (int i = 0; i < s.n(); ++i)
+      for (int j = i + 1; j < s.n(); ++j)
+        r = r && z3::implies(queued(s.e[i]) && queued(s.e[j]), s.e[i].seq != s.e[j].seq);
   }
   return r;
 }

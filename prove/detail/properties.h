@@ -1,8 +1,9 @@
 // SPEC.md §6 as Z3 predicates over one step σ —op→ σ': `bad` is true when the step violates the
 // invariant in a way the preset promises not to (a preset that promises nothing about the ID is
 // searched for any violation: those counterexamples are its documented behaviour). `lemma` is
-// what k-induction assumes along with the invariant: the structural domain and, for
-// INV-DEADLINE, the same bound on the relative deadlines that sleeping entities carry.
+// what k-induction assumes along with the invariant: the structural domain and the
+// strengthening lemmas of INV-DEADLINE (positive requests, bounded relative deadlines of
+// sleepers) and INV-PICK-ELIGIBLE (distinct insertion numbers in Q); BMC proves them jointly.
 #pragma once
 
 #include <z3++.h>

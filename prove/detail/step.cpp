@@ -166,12 +166,10 @@ SymState Model::place_entity(const SymState& s, int i, bool initial_known,
   if (p_.has(Feature::PLACE_DEADLINE_INITIAL) && initial_known)
     vs = z3::ite(initial, num_.half(vs), vs);
   const z3::expr fresh_d = x.v + vs;
-  // ρ := vs·w/N exactly; Linux keeps no ρ, so linux64 uses the request it meant: r (or r/2).
-  z3::expr rho = x.r;
-  if (num_.exact())
-    rho = num_.mulw(x.w, vs) * num_.ratio(1, kNice0Weight);
-  else if (p_.has(Feature::PLACE_DEADLINE_INITIAL) && initial_known)
-    rho = z3::ite(initial, num_.half(x.r), x.r);
+  // ρ := vs·w/N, the ghost request of the reference: truncated in linux64 (mul_div), so that
+  // it is the request the rounded virtual slice stands for, not the one the slice meant.
+  const z3::expr rho = num_.exact() ? num_.mulw(x.w, vs) * num_.ratio(1, kNice0Weight)
+                                    : num_.mulw(x.w, vs) / num_.lit(kNice0Weight);
   x.d = z3::ite(s.e[i].rel, x.v + s.e[i].d, fresh_d);
   x.rho = z3::ite(s.e[i].rel, s.e[i].rho, rho);
   x.cut = z3::ite(s.e[i].rel, s.e[i].cut, num_.ctx().bool_val(false));
@@ -445,6 +443,65 @@ SymState Model::yield_task(const SymState& s) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// §4.12 wakeup preemption
+
+// Ends curr's protection, if it has one in force: stash moves past its deadline, vprot to v.
+SymState Model::cancel_protect_slice(const SymState& s) {
+  SymState t = s;
+  for (int j = 0; j < s.n(); ++j) {
+    const SymEntity& c = s.e[j];
+    const z3::expr ended = p_.protection == Protection::Stash ? c.d + num_.lit(1) : c.v;
+    t.prot = z3::ite(s.curr == j + 1, ended, t.prot);
+  }
+  return select(protect_slice(s), t, s);
+}
+
+// vprot only: the protection shrinks to the shortest slice in Q.
+SymState Model::update_protect_slice(const SymState& s) {
+  if (p_.protection != Protection::Vprot) return s;
+  SymState t = s;
+  const z3::expr sl = min_slice(num_, s, num_.lit(kNoSlice));
+  for (int j = 0; j < s.n(); ++j) {
+    const SymEntity& c = s.e[j];
+    t.prot = z3::ite(s.curr == j + 1, num_.min(s.prot, c.v + num_.vdelta(sl, c.w)), t.prot);
+  }
+  return select(s.curr != 0 && s.has_prot, t, s);
+}
+
+SymState Model::wakeup_preempt(const SymState& s, int i) {
+  if (!p_.has(Feature::WAKEUP_PREEMPTION)) return s;
+  const SymEntity& p = s.e[i];
+  SymState out = s;
+  for (int j = 0; j < s.n(); ++j) {
+    if (j == i) continue;
+    const SymEntity& c = s.e[j];
+    const z3::expr is_short =
+        num_.ctx().bool_val(p_.has(Feature::PREEMPT_SHORT)) && num_.lt(p.r, c.r);
+    SymState t = s;
+    switch (p_.wakeup) {
+      case WakeupRule::None:
+      case WakeupRule::Pick:
+        break;
+      case WakeupRule::ShortV1: {
+        const z3::expr cancel =
+            is_short && eligible(num_, s, i) && (num_.lt(p.d, c.d) || !eligible(num_, s, j));
+        t = select(cancel, cancel_protect_slice(s), s);
+        break;
+      }
+      case WakeupRule::ShortV2: {
+        const z3::expr wins = z3::ite(is_short, pick_eevdf(s, false), pick_eevdf(s, true)) == i + 1;
+        SymState lose = s;
+        if (p_.has(Feature::RUN_TO_PARITY)) lose = select(is_short, update_protect_slice(s), s);
+        t = select(wins, select(is_short, cancel_protect_slice(s), s), lose);
+        break;
+      }
+    }
+    out = select(s.curr == j + 1, t, out);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The relations
 
 z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& next) {
@@ -459,6 +516,9 @@ z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& 
     r = r &&
         z3::implies(kind(StepKind::Reweight) && at, equal(next, reweight_entity(s, i, ch.weight)));
     r = r && z3::implies(kind(StepKind::SetSlice) && at, equal(next, set_slice(s, i, ch.slice)));
+    r = r &&
+        z3::implies(kind(StepKind::WakeupPreempt) && at,
+                    s.e[i].st == kQueued && s.curr != i + 1 && equal(next, wakeup_preempt(s, i)));
   }
   r = r && z3::implies(kind(StepKind::Pick), equal(next, pick_next_entity(s)));
   r = r && z3::implies(kind(StepKind::Run), equal(next, update_curr(s, ch.delta)));

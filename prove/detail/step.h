@@ -14,7 +14,18 @@
 namespace vlag::prove::detail {
 
 /// The operations a step may choose, in this order (the Int value of Choice::kind).
-enum class StepKind : int { Enqueue, Dequeue, Pick, Run, Tick, Reweight, SetSlice, Yield, Count };
+enum class StepKind : int {
+  Enqueue,
+  Dequeue,
+  Pick,
+  Run,
+  Tick,
+  Reweight,
+  SetSlice,
+  Yield,
+  WakeupPreempt,
+  Count
+};
 
 struct Choice {
   z3::expr kind;    // Int, a StepKind
@@ -55,6 +66,9 @@ class Model {
   SymState reweight_entity(const SymState& s, int i, const z3::expr& w);
   SymState set_slice(const SymState& s, int i, const z3::expr& r);
   SymState yield_task(const SymState& s);
+  /// §4.12 on the woken task i: only slice protection moves (the preemption itself is a flag
+  /// for the caller, and the next buddy is outside the model: validate rejects NEXT_BUDDY).
+  SymState wakeup_preempt(const SymState& s, int i);
   /// §4.4: the task id pick_eevdf(protect) returns (0: none).
   z3::expr pick_eevdf(const SymState& s, bool protect);
   /// §4.5: curr is protected.
@@ -76,6 +90,8 @@ class Model {
   SymState finish_delayed_dequeue(const SymState& s, int i);
   SymState set_protect_slice(const SymState& s, int i);
   SymState update_deadline(const SymState& s, int i);
+  SymState cancel_protect_slice(const SymState& s);
+  SymState update_protect_slice(const SymState& s);
   /// Copies the terms of s into fresh constants tied to them: keeps the unrolled pick small.
   SymState materialize(const SymState& s, z3::expr_vector& defs);
 

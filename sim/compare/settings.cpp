@@ -102,6 +102,24 @@ const std::vector<Key>& registry() {
       {"fds", [](ScenarioConfig& c, std::string_view v) { c.fds = to_int(parse_int(v, 1, 1000)); }},
       {"loops",
        [](ScenarioConfig& c, std::string_view v) { c.loops = to_int(parse_int(v, 1, 1000000)); }},
+      {"message_threads",
+       [](ScenarioConfig& c, std::string_view v) {
+         c.schbench.message_threads = to_int(parse_int(v, 1, 4096));
+       }},
+      {"workers", [](ScenarioConfig& c,
+                     std::string_view v) { c.schbench.workers = to_int(parse_int(v, 0, 100000)); }},
+      {"sleep_us",
+       [](ScenarioConfig& c, std::string_view v) {
+         c.schbench.sleep_ns = static_cast<int64_t>(parse_real(v, 1, 1e7) * 1000);
+       }},
+      {"request_us",
+       [](ScenarioConfig& c, std::string_view v) {
+         c.schbench.request_ns = static_cast<int64_t>(parse_real(v, 1, 1e7) * 1000);
+       }},
+      {"interval_us",
+       [](ScenarioConfig& c, std::string_view v) {
+         c.cyclictest.interval_ns = static_cast<int64_t>(parse_real(v, 10, 1e7) * 1000);
+       }},
       {"pipe_bytes",
        [](ScenarioConfig& c, std::string_view v) { c.pipe_bytes = parse_int(v, 100, 1 << 30); }},
       // Per-group settings as `vlag sim --group` takes them; several groups joined by '/':
