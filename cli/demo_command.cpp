@@ -62,8 +62,7 @@ int run_demo(const DemoOptions& o) {
   }
   fmt::print(
       "\nshares: ideal = weighted max-min fair share given each task's demand; diff in "
-      "percentage points.\nlag: w(V - v)/1024 in ns of service, sampled at every event.\n"
-      "wakeup latency: avg and max exact, p50 and p99 within 1/64 (histogram buckets).\n");
+      "percentage points.\nlag: w(V - v)/1024 in ns of service, sampled at every event.\n");
   fmt::print("invariants (SPEC.md section 6): {} state checks, {} violations\n", r.invariant_checks,
              r.violations.size());
   for (const auto& v : r.violations) fmt::print("  {}\n", v);

@@ -1,7 +1,5 @@
 #include "sim/demo.h"
 
-#include <algorithm>
-
 #include "sim/cpu_runqueue.h"
 #include "sim/demo_probe.h"
 #include "spec/error.h"
@@ -43,21 +41,6 @@ void DemoWorkload::timer(Machine& m, Task& t) {
   ++overruns_[static_cast<size_t>(t.id - 1)];
   m.extend(t, s.work_ns);
 }
-
-namespace {
-
-LatencySummary summary_of(const LatencyStats& l) {
-  LatencySummary s;
-  s.count = l.count;
-  if (l.count == 0) return s;
-  s.avg_ns = l.avg_ns();
-  s.max_ns = l.max_ns;
-  s.p50_ns = std::min(l.histogram.percentile(50), l.max_ns);
-  s.p99_ns = std::min(l.histogram.percentile(99), l.max_ns);
-  return s;
-}
-
-}  // namespace
 
 DemoReport run_demo(const Params& params, const std::vector<DemoTask>& tasks, int64_t duration_ns,
                     bool check_invariants, Observer<reference::Num>* observer) {
@@ -103,7 +86,7 @@ DemoReport run_demo(const Params& params, const std::vector<DemoTask>& tasks, in
     tr.min_lag_ns = lag.min_ns;
     tr.max_lag_ns = lag.max_ns;
     // A hog's only wakeup is its start at time 0: not a latency the demo reports.
-    if (tasks[i].period_ns > 0) tr.wakeup = summary_of(t.latency);
+    if (tasks[i].period_ns > 0) tr.wakeup = summarize(probe.wakeup_latencies(t.id));
     tr.overruns = workload.overruns()[i];
     r.tasks.push_back(tr);
   }

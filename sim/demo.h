@@ -54,10 +54,8 @@ struct DemoTaskReport {
   double ideal_share = 0;  // ideal_shares() with demand work/period (1 for hogs)
   double min_lag_ns = 0;   // extremes of lag_i = w_i(V - v_i)/N while queued, ns of service
   double max_lag_ns = 0;
-  // Wakeup → first run after it. avg and max are exact; p50 and p99 come from the machine's
-  // latency histogram (within 1/64 of the sample, never above max).
-  LatencySummary wakeup;
-  int64_t overruns = 0;  // activations that found the previous one unfinished
+  LatencySummary wakeup;  // wakeup → first run after it (exact samples, sim/demo_probe.h)
+  int64_t overruns = 0;   // activations that found the previous one unfinished
 };
 
 struct DemoReport {

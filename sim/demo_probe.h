@@ -1,6 +1,8 @@
 // What the demo measures inside the exact runqueue, as an observer of one CPU's
-// reference::Runqueue: SPEC.md §6's check_state after every operation, and every task's lag
-// extremes (lag_i = w_i(V - v_i)/N, ns of service) after every Run, while the task is queued.
+// reference::Runqueue: SPEC.md §6's check_state after every operation, every task's lag
+// extremes (lag_i = w_i(V - v_i)/N, ns of service) after every Run while the task is queued, and
+// every wakeup latency (enqueue → the pick that runs it) as an exact sample, for exact
+// percentiles. On one CPU every enqueue is a wakeup: nothing migrates.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 
 #include "reference/runqueue.h"
 #include "spec/observer.h"
+#include "spec/ops.h"
 
 namespace vlag::sim {
 
@@ -26,6 +29,8 @@ class ExactProbe final : public Observer<reference::Num> {
 
   /// The task's lag extremes so far (zeros for a task never queued at a Run).
   LagExtremes lag(TaskId id) const;
+  /// The task's wakeup latencies, ns, in order.
+  std::vector<int64_t> wakeup_latencies(TaskId id) const;
   int64_t invariant_checks() const { return checks_; }
   /// Promised invariants that failed (the first 20), each naming the operation after which.
   const std::vector<std::string>& violations() const { return violations_; }
@@ -33,7 +38,14 @@ class ExactProbe final : public Observer<reference::Num> {
  private:
   const reference::Runqueue& rq_;
   bool check_;
-  std::vector<LagExtremes> lags_;  // by task id - 1
+  struct PerTask {
+    LagExtremes lag;
+    int64_t woke_at = -1;  // the pending wakeup's time, -1: none
+    std::vector<int64_t> latencies;
+  };
+  PerTask& of(TaskId id);
+
+  std::vector<PerTask> tasks_;  // by task id - 1
   int64_t checks_ = 0;
   std::vector<std::string> violations_;
 };

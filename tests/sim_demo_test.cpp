@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <numeric>
+
+#include "sim/cpu_runqueue.h"
 #include "sim/demo.h"
+#include "sim/demo_probe.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
@@ -29,6 +33,26 @@ TEST(SimDemo, DemoHogsGetTheirIdealShareWithinOnePoint) {
   EXPECT_GT(periodic.wakeup.count, 1000);
   EXPECT_LE(periodic.wakeup.p50_ns, periodic.wakeup.p99_ns);
   EXPECT_LE(periodic.wakeup.p99_ns, periodic.wakeup.max_ns);
+}
+
+// The probe's exact latency samples (enqueue → the pick that runs the task) and the machine's
+// own record (wakeup → the switch to the task) are two views of one thing: they must agree.
+TEST(SimDemo, ProbeLatenciesAgreeWithTheMachine) {
+  MachineConfig c;
+  c.params = params("linux-6.18");
+  c.runqueue = RunqueueKind::Exact;
+  Machine m(c);
+  auto& cpu0 = dynamic_cast<CpuRunqueueAdapter<reference::Runqueue>&>(m.runqueue(0));
+  ExactProbe probe(cpu0.runqueue(), false);
+  cpu0.add_observer(&probe);
+  DemoWorkload w(demo_workload());
+  m.run(w, 300'000'000);
+  const Task& periodic = *m.tasks().back();
+  const std::vector<int64_t> samples = probe.wakeup_latencies(periodic.id);
+  ASSERT_GT(samples.size(), 200u);
+  EXPECT_EQ(static_cast<int64_t>(samples.size()), periodic.latency.count);
+  EXPECT_EQ(std::accumulate(samples.begin(), samples.end(), int64_t{0}), periodic.latency.sum_ns);
+  EXPECT_EQ(*std::max_element(samples.begin(), samples.end()), periodic.latency.max_ns);
 }
 
 // Every paper preset runs the demo in quanta on the exact runqueue and keeps its promises.
