@@ -1,5 +1,6 @@
-// `vlag demo`: SPEC.md's default preset on the built-in workload, printed per task; the run is
-// written as a trace (spec/TRACE.md) and checked by the trace checker, whose summary follows.
+// `vlag demo`: SPEC.md's default preset on the built-in workload (sim/demo.h: one CPU of the
+// simulator over the exact runqueue), printed per task; the run is written as a trace
+// (spec/TRACE.md) and checked by the trace checker, whose summary follows.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -8,7 +9,7 @@
 #include "checker/run.h"
 #include "cli/check_report.h"
 #include "cli/commands.h"
-#include "sim/uniprocessor.h"
+#include "sim/demo.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 #include "trace/observer.h"
@@ -37,12 +38,11 @@ int run_demo(const DemoOptions& o) {
   header.producer = "vlag demo (reference runqueue)";
   header.params = params;
   trace::TraceObserver<reference::Num> tracer(trace_text, header);
-  const sim::RunReport r =
-      sim::run_uniprocessor(params, sim::demo_workload(), duration, true, &tracer);
+  const sim::DemoReport r = sim::run_demo(params, sim::demo_workload(), duration, true, &tracer);
 
   fmt::print(
-      "vlag demo: preset {}, HZ {}, base slice {}, {:.3f} s simulated on the reference "
-      "runqueue\n\n",
+      "vlag demo: preset {}, HZ {}, base slice {}, {:.3f} s simulated on one CPU of the machine "
+      "(exact reference runqueue)\n\n",
       params.preset.name, params.hz, ms(static_cast<double>(params.base_slice_ns())),
       static_cast<double>(duration) / 1e9);
   fmt::print("{:<10} {:>4} {:>6} {:>9} {:>8} {:>8} {:>7} {:>11}   {}\n", "task", "nice", "weight",
@@ -91,7 +91,7 @@ void add_demo_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "demo",
       "Three CPU hogs (nice 0, 0, 5) and a periodic task (1 ms period, 100 us of work, "
-      "0.5 ms slice) on the reference runqueue");
+      "0.5 ms slice) on one CPU of the simulator, over the exact reference runqueue");
   cmd->add_option("--preset", opts->preset,
                   "Preset (linux-6.18, linux-6.12, linux-6.6, paper-1..3)")
       ->capture_default_str();

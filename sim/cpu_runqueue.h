@@ -2,7 +2,9 @@
 // runs EEVDF (optimized::Runqueue) or any other scheduling class with the same duck-typed API
 // (vlag::sim::cfs::Runqueue plugs in through the same adapter). The machine never looks at
 // virtual times: it applies SPEC.md operations, reads who runs, and moves tasks between CPUs as
-// Migrants whose saved lag is an integer count of virtual ns (Linux's s64 se->vlag).
+// Migrants whose saved lag is an integer count of virtual ns (Linux's s64 se->vlag). The exact
+// reference runqueue plugs in too; its lags are rationals with no exact s64 form, so it refuses
+// to migrate (a one-CPU machine never migrates).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "spec/error.h"
 #include "spec/migrant.h"
@@ -32,6 +35,9 @@ class CpuRunqueue {
   /// The decision of the last WakeupPreempt applied.
   virtual bool last_preempt() const = 0;
   virtual Status status(TaskId id) const = 0;
+  /// Virtual-time ns the task still needs to finish its current request (the paper presets'
+  /// quantum allocation asks it); throws vlag::Error on a runqueue without requests.
+  virtual int64_t remaining_request(TaskId id) const = 0;
   virtual std::optional<Migrant<int64_t>> detach(TaskId id) = 0;
   virtual bool attach(const Migrant<int64_t>& m) = 0;
   /// Sets a task's latency_nice on a runqueue that keeps one (cfs-latency-nice); throws
@@ -46,7 +52,8 @@ template <class Rq>
 using RunqueueNum = std::remove_cvref_t<decltype(std::declval<Rq&>().detach(TaskId{})->vlag)>;
 
 /// Any runqueue class with apply/now/curr/nr_queued/need_resched/last_outcome().preempt/
-/// entity(id).status/detach/attach/set_observer and a Params constructor.
+/// entity(id).status/detach/attach/set_observer and a Params constructor. Every operation is
+/// reported to the observers added (the trace writer among them), in the order they were added.
 template <class Rq>
 class CpuRunqueueAdapter final : public CpuRunqueue {
  public:
@@ -62,13 +69,26 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
   bool need_resched() const override { return rq_.need_resched(); }
   bool last_preempt() const override { return rq_.last_outcome().preempt; }
   Status status(TaskId id) const override { return rq_.entity(id).status; }
+  int64_t remaining_request(TaskId id) const override {
+    if constexpr (requires { rq_.remaining_request(rq_.entity(id)); })
+      return rq_.remaining_request(rq_.entity(id));
+    else
+      throw Error("this runqueue keeps no requests (task " + std::to_string(id) + ")");
+  }
   std::optional<Migrant<int64_t>> detach(TaskId id) override {
-    const auto m = rq_.detach(id);
-    if (!m) return std::nullopt;
-    return Migrant<int64_t>{m->id, m->weight, m->slice, m->custom_slice, to_int(m->vlag)};
+    if constexpr (kMigrates) {
+      const auto m = rq_.detach(id);
+      if (!m) return std::nullopt;
+      return Migrant<int64_t>{m->id, m->weight, m->slice, m->custom_slice, to_int(m->vlag)};
+    } else {
+      throw no_migration(id);
+    }
   }
   bool attach(const Migrant<int64_t>& m) override {
-    return rq_.attach(Migrant<Num>{m.id, m.weight, m.slice, m.custom_slice, Num(m.vlag)});
+    if constexpr (kMigrates)
+      return rq_.attach(Migrant<Num>{m.id, m.weight, m.slice, m.custom_slice, Num(m.vlag)});
+    else
+      throw no_migration(m.id);
   }
   void set_latency_nice(TaskId id, int latency_nice) override {
     if constexpr (requires { rq_.set_latency_nice(id, latency_nice); })
@@ -78,12 +98,34 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
   }
   void trace_to(std::ostream& out, const trace::Header& h) override {
     tracer_ = std::make_unique<trace::TraceObserver<Num>>(out, h);
-    rq_.set_observer(tracer_.get());
+    add_observer(tracer_.get());
   }
 
+  /// Reports every operation from now on to o as well (o must outlive the runqueue's use). A
+  /// runqueue nobody observes builds no events.
+  void add_observer(Observer<Num>* o) {
+    fan_out_.observers.push_back(o);
+    rq_.set_observer(&fan_out_);
+  }
   const Rq& runqueue() const { return rq_; }
 
  private:
+  // Integer lags (Linux's s64, or plain int64_t) convert exactly; rational ones do not.
+  static constexpr bool kMigrates = std::is_integral_v<Num> || requires(Num x) { x.value(); };
+
+  struct FanOut final : Observer<Num> {
+    std::vector<Observer<Num>*> observers;
+    void on_event(const Event<Num>& e) override {
+      for (Observer<Num>* o : observers) o->on_event(e);
+    }
+  };
+
+  static Error no_migration(TaskId id) {
+    return Error("task " + std::to_string(id) +
+                 " cannot migrate: the exact runqueue's lag is a rational with no exact s64 "
+                 "form; run the exact runqueue on one CPU");
+  }
+
   static int64_t to_int(const Num& x) {
     if constexpr (std::is_integral_v<Num>)
       return x;
@@ -92,6 +134,7 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
   }
 
   Rq rq_;
+  FanOut fan_out_;
   std::unique_ptr<trace::TraceObserver<Num>> tracer_;
 };
 

@@ -1,5 +1,6 @@
 #include "sim/machine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +18,8 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
     throw Error("the balance interval must be at least one tick");
   if (!config_.trace_dir.empty()) std::filesystem::create_directories(config_.trace_dir);
   for (int c = 0; c < config_.params.ncpus; ++c) {
-    auto cpu = std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.params));
+    auto cpu =
+        std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.runqueue, config_.params));
     if (!config_.trace_dir.empty()) {
       const std::string path = config_.trace_dir + "/cpu" + std::to_string(c) + ".jsonl";
       cpu->trace_out = std::make_unique<std::ofstream>(path);
@@ -32,6 +34,8 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
     cpus_.push_back(std::move(cpu));
   }
   pending_.assign(cpus_.size(), false);
+  quanta_ = config_.params.preset.rejoin_strategy != 0 && !is_cfs(config_.policy);
+  quantum_gen_.assign(cpus_.size(), 0);
 }
 
 Machine::~Machine() = default;
@@ -145,18 +149,38 @@ bool Machine::wake(Task& t, int64_t burst_ns) {
   return true;
 }
 
+void Machine::extend(Task& t, int64_t extra_ns) {
+  if (!t.runnable) throw Error("extend: task " + std::to_string(t.id) + " is not runnable");
+  const int c = t.cpu;
+  sync(c);
+  t.remaining += extra_ns;
+  if (rq(c).curr() == t.id) {
+    reschedule(c, false, true);  // its burst end moves
+    return;
+  }
+  check_preempt(t, c);
+}
+
 void Machine::enqueue_on(Task& t, int c) {
   sync(c);
-  Cpu& k = cpu(c);
-  apply(k, {OpKind::Enqueue, t.id});
-  if (!k.rq->curr()) {
-    pending_[static_cast<size_t>(c)] = true;
-  } else if (*k.rq->curr() != t.id &&
-             may_wakeup_preempt(config_.policy, t.attrs, task(*k.rq->curr()).attrs)) {
-    apply(k, {OpKind::WakeupPreempt, t.id});
-    if (k.rq->last_preempt()) pending_[static_cast<size_t>(c)] = true;
-  }
+  apply(cpu(c), {OpKind::Enqueue, t.id});
+  check_preempt(t, c);
   arm(c);
+}
+
+// After t became runnable on CPU c: the wakeup-preemption check, if another task runs and the
+// policy allows it. CPU c re-picks once the event is handled if it idles, if the check says
+// preempt, or if the runqueue asks anyway (the time just charged to curr may have ended its
+// request, as Linux's update_curr() at enqueue can).
+void Machine::check_preempt(Task& t, int c) {
+  Cpu& k = cpu(c);
+  bool preempt = false;
+  if (k.rq->curr() && *k.rq->curr() != t.id &&
+      may_wakeup_preempt(config_.policy, t.attrs, task(*k.rq->curr()).attrs)) {
+    apply(k, {OpKind::WakeupPreempt, t.id});
+    preempt = k.rq->last_preempt();
+  }
+  if (!k.rq->curr() || preempt || k.rq->need_resched()) pending_[static_cast<size_t>(c)] = true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,17 +242,38 @@ void Machine::set_timer(Task& t, int64_t at_ns) {
   agenda_.push({.time = at_ns, .type = EventType::Timer, .task = t.id});
 }
 
-// Ticks run only while the CPU has work (NOHZ idle), on the multiples of the tick period.
+// Ticks run only while the CPU has work (NOHZ idle), on the multiples of the tick period. Under
+// quanta the decisions come at quantum ends instead (arm_quantum).
 void Machine::arm(int c) {
   Cpu& k = cpu(c);
-  if (k.tick_armed || k.idle()) return;
+  if (quanta_ || k.tick_armed || k.idle()) return;
   const int64_t period = config_.params.tick_ns();
   k.tick_armed = true;
   agenda_.push({.time = (now_ / period + 1) * period, .type = EventType::Tick, .cpu = c});
 }
 
-void Machine::tick(int c) {
+// The paper's quantum: the running client keeps the CPU for min(TICK, its remaining request),
+// at least 1 ns, decided when it is picked.
+int64_t Machine::quantum(int c) const {
+  const CpuRunqueue& q = *cpus_[static_cast<size_t>(c)]->rq;
+  return std::clamp<int64_t>(q.remaining_request(*q.curr()), 1, config_.params.tick_ns());
+}
+
+void Machine::arm_quantum(int c) {
+  const uint64_t gen = ++quantum_gen_[static_cast<size_t>(c)];
+  if (!rq(c).curr()) return;  // an idle CPU waits for a wakeup
+  agenda_.push({.time = now_ + quantum(c), .type = EventType::Tick, .cpu = c, .gen = gen});
+}
+
+void Machine::tick(int c, uint64_t gen) {
   Cpu& k = cpu(c);
+  if (quanta_) {  // a quantum end: tick, then decide again whatever the runqueue says
+    if (gen != quantum_gen_[static_cast<size_t>(c)]) return;
+    sync(c);
+    apply(k, {OpKind::Tick});
+    reschedule(c, true, false);
+    return;
+  }
   k.tick_armed = false;
   sync(c);
   if (k.idle()) return;
@@ -270,12 +315,17 @@ void Machine::burst_end(int c, uint64_t gen) {
 void Machine::reschedule(int c, bool force, bool burst_changed) {
   Cpu& k = cpu(c);
   const auto prev = k.rq->curr();
-  if ((force || k.rq->need_resched() || !prev) && (prev || k.rq->nr_queued() > 0))
+  bool picked = false;
+  if ((force || k.rq->need_resched() || !prev) && (prev || k.rq->nr_queued() > 0)) {
     apply(k, {OpKind::Pick});
+    picked = true;
+  }
   if (!k.rq->curr() && config_.balance && newidle_balance(c)) {
     pending_[static_cast<size_t>(c)] = false;
     apply(k, {OpKind::Pick});
+    picked = true;
   }
+  if (quanta_ && (picked || !k.rq->curr())) arm_quantum(c);
   const auto curr = k.rq->curr();
   if (curr != prev && curr) {
     ++k.switches;
@@ -314,7 +364,7 @@ MachineStats Machine::run(Workload& w, int64_t limit_ns) {
     ++stats_.events;
     switch (e.type) {
       case EventType::Tick:
-        tick(e.cpu);
+        tick(e.cpu, e.gen);
         break;
       case EventType::BurstEnd:
         burst_end(e.cpu, e.gen);

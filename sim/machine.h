@@ -1,4 +1,5 @@
-// The multi-CPU discrete-event simulator. Each CPU has its own optimized::Runqueue; the machine
+// The multi-CPU discrete-event simulator. Each CPU has its own runqueue (optimized::Runqueue, the
+// exact reference::Runqueue or CFS's, sim/policy.h); the machine
 // only turns time, ticks, wakeups and bursts into SPEC.md operations on them — every scheduling
 // decision within a CPU is the runqueue's. Workloads (sim/hogs.h, sim/cyclictest.h,
 // sim/hackbench.h) create tasks, wake them with bursts of work and say what a task does when a
@@ -37,6 +38,7 @@ struct MachineConfig {
   Params params;  // ncpus is the number of CPUs
   Placement placement = Placement::Prev;
   Policy policy = Policy::Eevdf;
+  RunqueueKind runqueue = RunqueueKind::Linux;  // the EEVDF policies' arithmetic (sim/policy.h)
   // Load balancing (a flat machine: no domain hierarchy, no cache-hot or affinity checks, no
   // capacity; imbalance counted in runnable tasks): a CPU about to idle pulls one queued task
   // from the busiest CPU (newidle), and every balance_interval_ticks ticks queued tasks move from
@@ -76,6 +78,9 @@ class Machine {
   /// Makes a sleeping task runnable with a burst of burst_ns on the CPU placement chooses;
   /// returns false (and does nothing) if the task is runnable already.
   bool wake(Task& t, int64_t burst_ns);
+  /// A wakeup that finds the task still runnable: its burst grows by extra_ns and, as Linux's
+  /// ttwu_runnable() does, the wakeup-preemption check still runs if another task has the CPU.
+  void extend(Task& t, int64_t extra_ns);
   void set_timer(Task& t, int64_t at_ns);
   void stop() { stopped_ = true; }
   int64_t now() const { return now_; }
@@ -83,6 +88,8 @@ class Machine {
   int ncpus() const { return static_cast<int>(cpus_.size()); }
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
   const Params& params() const { return config_.params; }
+  /// CPU c's runqueue, for observers (sim/demo_probe.h) and reports.
+  CpuRunqueue& runqueue(int c) { return rq(c); }
 
  private:
   Cpu& cpu(int c) { return *cpus_[static_cast<size_t>(c)]; }
@@ -90,9 +97,12 @@ class Machine {
   Task& task(int64_t id) { return *tasks_[static_cast<size_t>(id - 1)]; }
   void apply(Cpu& c, const Op& op);
   void sync(int c);
-  void tick(int c);
+  void tick(int c, uint64_t gen);
+  int64_t quantum(int c) const;
+  void arm_quantum(int c);
   void burst_end(int c, uint64_t gen);
   void enqueue_on(Task& t, int c);
+  void check_preempt(Task& t, int c);
   std::vector<int64_t> nr_running() const;  // runnable tasks per CPU
   bool is_short(const Task& t) const;
   std::vector<CpuLoad> loads() const;
@@ -110,6 +120,11 @@ class Machine {
   std::vector<std::unique_ptr<Cpu>> cpus_;
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<bool> pending_;  // a CPU to re-pick once the current event is handled
+  // The paper presets (SPEC.md §5) allocate the CPU in quanta instead of ticking: a picked task
+  // runs min(TICK, its remaining request) before the next decision. The generation per CPU
+  // invalidates a quantum end that an earlier pick scheduled.
+  bool quanta_ = false;
+  std::vector<uint64_t> quantum_gen_;
   EventQueue agenda_;
   std::mt19937_64 rng_;
   Workload* workload_ = nullptr;

@@ -22,7 +22,7 @@ RC_GTEST_PROP(InferProperties, HogTracesWithErasedWeightsAreConsistent, ()) {
   const auto preset = *rc::gen::element<std::string>("paper-1", "linux-6.6", "linux-6.18");
   const auto nices = *rc::gen::container<std::vector<int>>(*rc::gen::inRange<size_t>(2, 5),
                                                            rc::gen::inRange(-5, 6));
-  std::vector<sim::TaskSpec> hogs;
+  std::vector<sim::DemoTask> hogs;
   for (size_t i = 0; i < nices.size(); ++i) hogs.push_back({"hog" + std::to_string(i), nices[i]});
   const std::string text = erase_weights(testing::demo_trace(preset, 60'000'000, hogs));
   RC_ASSERT(text.find("\"weight\":null") != std::string::npos);

@@ -65,7 +65,7 @@ TEST(CheckerOnReference, TimestampOnlyTracesHold) {
 
 // THM-LAG-BOUND is a verdict for the paper preset in a steady system: CPU hogs only.
 TEST(CheckerOnReference, PaperHogsKeepTheLagBound) {
-  const std::vector<sim::TaskSpec> hogs = {{"a", 0}, {"b", 3}, {"c", -2}};
+  const std::vector<sim::DemoTask> hogs = {{"a", 0}, {"b", 3}, {"c", -2}};
   const Report r = check_text(testing::demo_trace("paper-1", 500'000'000, hogs));
   EXPECT_FALSE(r.violated()) << first_violation(r);
   EXPECT_TRUE(r.stats.at("THM-LAG-BOUND").verdict);

@@ -9,7 +9,7 @@
 #include "checker/run.h"
 #include "reference/round_trip.h"
 #include "reference/runqueue.h"
-#include "sim/uniprocessor.h"
+#include "sim/demo.h"
 #include "spec/error.h"
 #include "trace/observer.h"
 
@@ -44,11 +44,11 @@ std::string runqueue_trace(const Params& params,
 }
 
 inline std::string demo_trace(const std::string& preset, int64_t duration_ns,
-                              const std::vector<sim::TaskSpec>& tasks = sim::demo_workload()) {
+                              const std::vector<sim::DemoTask>& tasks = sim::demo_workload()) {
   const Params params = make_params(preset_by_name(preset));
   std::ostringstream out;
   trace::TraceObserver<reference::Num> tracer(out, header_for(params));
-  sim::run_uniprocessor(params, tasks, duration_ns, false, &tracer);
+  sim::run_demo(params, tasks, duration_ns, false, &tracer);
   return out.str();
 }
 
