@@ -49,14 +49,7 @@ CfsChecker::CfsChecker(const trace::Header& header, std::string file, Report& re
 }
 
 void CfsChecker::violate(const char* id, std::string detail, Witness w) {
-  Violation v;
-  v.id = id;
-  v.file = file_;
-  v.line = line_;
-  v.event_index = index_;
-  v.detail = std::move(detail);
-  v.witness = std::move(w);
-  record(report_, std::move(v));
+  record(report_, violation_at(id, file_, line_, index_, std::move(detail), std::move(w)));
 }
 
 // CFS-MIN-VRUNTIME-MONOTONIC: V, the runqueue's min_vruntime, never moves back.

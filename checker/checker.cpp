@@ -83,14 +83,7 @@ void Checker::violate(const char* id, std::string detail, Witness w, bool promis
     ++report_.stats[id].not_promised;
     return;
   }
-  Violation v;
-  v.id = id;
-  v.file = file_;
-  v.line = line_;
-  v.event_index = index_;
-  v.detail = std::move(detail);
-  v.witness = std::move(w);
-  record(report_, std::move(v));
+  record(report_, violation_at(id, file_, line_, index_, std::move(detail), std::move(w)));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -60,6 +60,19 @@ struct Report {
 
 namespace vlag::checker {
 
+/// A violation of `id` found at one event of a trace, with its witness.
+inline Violation violation_at(std::string id, std::string file, int64_t line, int64_t event_index,
+                              std::string detail, Witness witness) {
+  Violation v;
+  v.id = std::move(id);
+  v.file = std::move(file);
+  v.line = line;
+  v.event_index = event_index;
+  v.detail = std::move(detail);
+  v.witness = std::move(witness);
+  return v;
+}
+
 /// Counts a violation under its ID and keeps its evidence while fewer than kMaxKept are kept.
 inline void record(Report& report, Violation v) {
   InvariantStats& s = report.stats[v.id];

@@ -6,32 +6,23 @@
 #include <regex>
 #include <sstream>
 
+#include "cfs_helpers.h"
 #include "checker/run.h"
 #include "sim/cfs/runqueue.h"
 #include "spec/cfs_policy.h"
-#include "trace/observer.h"
 
 namespace vlag::checker {
 namespace {
 
-using sim::cfs::CfsOptions;
 using sim::cfs::Runqueue;
 
 constexpr int64_t kMs = 1'000'000;
 
 std::vector<std::string> cfs_trace(bool latency, const std::function<void(Runqueue&)>& script) {
-  const Params params =
-      make_params(cfs_preset(latency ? kCfsLatencyNicePolicy : kCfsPolicy), 250, 1);
-  trace::Header header;
-  header.producer = "vlag tests";
-  header.params = params;
-  std::ostringstream out;
-  trace::TraceObserver<int64_t> tracer(out, header);
-  Runqueue rq(params, CfsOptions{latency});
-  rq.set_observer(&tracer);
-  script(rq);
+  testing::TracedCfs traced(latency);
+  script(traced.rq);
   std::vector<std::string> lines;
-  std::istringstream in(out.str());
+  std::istringstream in(traced.out.str());
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }

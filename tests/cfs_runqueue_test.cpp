@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <sstream>
 
+#include "cfs_helpers.h"
 #include "checker/run.h"
 #include "op_gen.h"
 #include "sim/cfs/runqueue.h"
 #include "spec/cfs_policy.h"
 #include "spec/error.h"
-#include "trace/observer.h"
 
 namespace vlag::sim::cfs {
 namespace {
@@ -290,14 +290,8 @@ RC_GTEST_PROP(CfsProperties, InvariantsHoldAfterEveryOperation, ()) {
   const auto weights = *rc::gen::container<std::vector<int64_t>>(ntasks, testing::gen_weight());
   const auto lnice = *rc::gen::container<std::vector<int>>(ntasks, rc::gen::inRange(-20, 20));
   const auto ops = *testing::gen_busy_ops(ntasks);
-  const Params params = cfs_params(latency ? kCfsLatencyNicePolicy : kCfsPolicy);
-  trace::Header header;
-  header.producer = "vlag tests";
-  header.params = params;
-  std::ostringstream out;
-  trace::TraceObserver<int64_t> tracer(out, header);
-  Runqueue rq(params, CfsOptions{latency});
-  rq.set_observer(&tracer);
+  testing::TracedCfs traced(latency);
+  Runqueue& rq = traced.rq;
   for (int i = 0; i < ntasks; ++i) {
     rq.apply({OpKind::Create, i + 1, weights[i]});
     if (latency) rq.set_latency_nice(i + 1, lnice[i]);
@@ -324,7 +318,8 @@ RC_GTEST_PROP(CfsProperties, InvariantsHoldAfterEveryOperation, ()) {
   }
   checker::CheckOptions options;
   options.arbiter = false;
-  const checker::Report report = checker::check({checker::text_source("run", out.str())}, options);
+  const checker::Report report =
+      checker::check({checker::text_source("run", traced.out.str())}, options);
   RC_ASSERT(report.violation_count == 0);
   const bool picked =
       std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::Pick; });

@@ -2,18 +2,12 @@
 # `vlag check`, `vlag demo` and `vlag trace export` from the outside: exit codes 0 / 1 / 2, JSON
 # that parses, and evidence files that `z3` confirms. Usage: cli_check_test.sh VLAG FIXTURES_DIR
 set -euo pipefail
+source "$(dirname "$0")/cli_expect.sh"
 vlag=$1 fixtures=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-expect() {  # expect CODE COMMAND...
-  local want=$1; shift
-  set +e; "$@" >out.txt 2>err.txt; local got=$?; set -e
-  if [ "$got" != "$want" ]; then
-    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt; exit 1
-  fi
-}
 
 expect 0 "$vlag" demo --seconds 0.05 --trace demo.jsonl
 grep -q "all checked invariants hold" out.txt

@@ -3,18 +3,12 @@
 # its tool's output and writes per-CPU traces that `vlag check` passes (exit 0); compare's
 # options fail with exit 2 naming what is wrong. Usage: cli_sim_test.sh VLAG EXAMPLES_DIR
 set -euo pipefail
+source "$(dirname "$0")/cli_expect.sh"
 vlag=$1 examples=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-expect() {  # expect CODE COMMAND...
-  local want=$1; shift
-  set +e; "$@" >out.txt 2>err.txt; local got=$?; set -e
-  if [ "$got" != "$want" ]; then
-    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt; exit 1
-  fi
-}
 
 declare -A banner=(
   [hogs]="share"

@@ -1,0 +1,9 @@
+# Sourced by the cli_*_test.sh scripts: `expect CODE COMMAND...` runs the command with its
+# output in out.txt and err.txt and fails the test, showing both, unless it exits with CODE.
+expect() {
+  local want=$1; shift
+  set +e; "$@" >out.txt 2>err.txt; local got=$?; set -e
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt; exit 1
+  fi
+}
