@@ -153,14 +153,11 @@ void add_compare_command(CLI::App& app, int& exit_code) {
                   "A workload, or several joined by '+' (hackbench+cyclictest): hogs, cyclictest, "
                   "hackbench, schbench, rtapp")
       ->check([](const std::string& text) {
-        const auto names = sim::workload_names();
-        for (size_t start = 0;;) {
-          const size_t plus = text.find('+', start);
-          const std::string part = text.substr(start, plus - start);
-          if (std::find(names.begin(), names.end(), part) == names.end())
-            return "unknown workload '" + part + "'";
-          if (plus == std::string::npos) return std::string();
-          start = plus + 1;
+        try {
+          sim::split_workloads(text);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
         }
       })
       ->capture_default_str();

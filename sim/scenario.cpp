@@ -14,27 +14,6 @@
 namespace vlag::sim {
 namespace {
 
-std::vector<std::string> split_workloads(const std::string& spec) {
-  std::vector<std::string> names;
-  size_t pos = 0;
-  for (;;) {
-    const size_t plus = spec.find('+', pos);
-    names.push_back(spec.substr(pos, plus - pos));
-    if (plus == std::string::npos) break;
-    pos = plus + 1;
-  }
-  const auto known = workload_names();
-  for (const std::string& n : names)
-    if (std::find(known.begin(), known.end(), n) == known.end())
-      throw Error("unknown workload '" + n + "' in '" + spec +
-                  "' (hogs, cyclictest, hackbench, schbench or rtapp, joined by '+')");
-  for (size_t i = 0; i < names.size(); ++i)
-    if (std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), names[i]) !=
-        names.end())
-      throw Error("workload '" + names[i] + "' given twice in '" + spec + "'");
-  return names;
-}
-
 std::unique_ptr<Benchmark> make(const std::string& name, const ScenarioConfig& c,
                                 const TaskOptions& options) {
   const int per_cpu = c.tasks > 0 ? c.tasks : c.machine.params.ncpus;
@@ -65,6 +44,27 @@ std::unique_ptr<Benchmark> make(const std::string& name, const ScenarioConfig& c
 }
 
 }  // namespace
+
+std::vector<std::string> split_workloads(const std::string& spec) {
+  std::vector<std::string> names;
+  size_t pos = 0;
+  for (;;) {
+    const size_t plus = spec.find('+', pos);
+    names.push_back(spec.substr(pos, plus - pos));
+    if (plus == std::string::npos) break;
+    pos = plus + 1;
+  }
+  const auto known = workload_names();
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end())
+      throw Error("unknown workload '" + n + "' in '" + spec +
+                  "' (hogs, cyclictest, hackbench, schbench or rtapp, joined by '+')");
+  for (size_t i = 0; i < names.size(); ++i)
+    if (std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), names[i]) !=
+        names.end())
+      throw Error("workload '" + names[i] + "' given twice in '" + spec + "'");
+  return names;
+}
 
 std::vector<std::string> workload_names() {
   return {"hogs", "cyclictest", "hackbench", "schbench", "rtapp"};

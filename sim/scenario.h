@@ -61,6 +61,10 @@ struct ScenarioResult {
 /// Workload names accepted (alone or joined by '+') by ScenarioConfig::workload.
 std::vector<std::string> workload_names();
 
+/// The workloads of a ScenarioConfig::workload ("hackbench+cyclictest"); throws vlag::Error
+/// naming an unknown or repeated one.
+std::vector<std::string> split_workloads(const std::string& spec);
+
 /// Runs the scenario; throws vlag::Error on an unknown workload, invalid sizes or a bad rt-app
 /// file.
 ScenarioResult run_scenario(const ScenarioConfig& config);

@@ -120,6 +120,47 @@ TEST(Sim, EveryPerCpuTraceOfEveryWorkloadAndPolicyPassesTheChecker) {
   std::filesystem::remove_all(dir);
 }
 
+int64_t count_events(const std::string& path, const std::string& ev) {
+  std::ifstream in(path);
+  int64_t n = 0;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("\"ev\":\"" + ev + "\"") != std::string::npos) ++n;
+  return n;
+}
+
+// Under the CFS policies a migration is traced too (SPEC.md §8.4): every task that leaves a CPU
+// is a detach event there and an attach event on the CPU it joins, and the CFS invariants hold
+// on every CPU's trace across the moves.
+TEST(Sim, CfsPerCpuTracesOfMigratingRunsPassTheCfsChecks) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "vlag-sim-cfs-traces").string();
+  for (const std::string policy : {"cfs", "cfs-latency-nice"}) {
+    std::filesystem::remove_all(dir);
+    ScenarioConfig c;
+    c.machine = config(3, Placement::Idle, dir);
+    c.machine.policy = policy_by_name(policy);
+    c.workload = "hackbench+cyclictest";
+    c.limit_ns = 150'000'000;
+    c.groups = 2;  // 80 hackbench tasks on 3 CPUs: the balancer moves some
+    c.options.latency_nice = {0, -10, 7};
+    const ScenarioResult res = run_scenario(c);
+    EXPECT_GT(res.stats.migrations, 0) << policy;
+    int64_t detaches = 0;
+    int64_t attaches = 0;
+    for (int k = 0; k < 3; ++k) {
+      const std::string path = dir + "/cpu" + std::to_string(k) + ".jsonl";
+      detaches += count_events(path, "detach");
+      attaches += count_events(path, "attach");
+      const checker::Report r = checker::check({checker::file_source(path)}, {});
+      EXPECT_EQ(r.problem_count, 0) << policy << " " << path;
+      EXPECT_EQ(r.violation_count, 0) << policy << " " << path;
+      EXPECT_GT(r.stats.at("CFS-PICK-LEFTMOST").checked, 0) << policy << " " << path;
+    }
+    EXPECT_EQ(detaches, res.stats.migrations) << policy;
+    EXPECT_EQ(attaches, res.stats.migrations) << policy;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Sim, CyclictestLatenciesAreFiniteAndNonNegative) {
   CyclictestConfig c;
   c.threads = 2;
