@@ -71,8 +71,10 @@ prove::Options build(ProveArgs& a) {
     o.mutation = prove::Mutation::NoInflation;
   else if (a.mutation == "no-leave-rule")
     o.mutation = prove::Mutation::NoLeaveRule;
+  else if (a.mutation == "no-eligibility")
+    o.mutation = prove::Mutation::NoEligibility;
   else
-    throw Error("prove: --mutate must be none, no-inflation or no-leave-rule");
+    throw Error("prove: --mutate must be none, no-inflation, no-leave-rule or no-eligibility");
   o.induction = !a.no_induction;
   prove::validate(o);
   return o;
@@ -127,7 +129,7 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--timeout", a->o.timeout_s, "Seconds (0: none)");
   cmd->add_option("--trace", a->trace, "Where to write a counterexample trace");
   cmd->add_option("--mutate", a->mutation,
-                  "Break the model on purpose: none, no-inflation, no-leave-rule")
+                  "Break the model on purpose: none, no-inflation, no-leave-rule, no-eligibility")
       ->capture_default_str();
   cmd->add_flag("--no-induction", a->no_induction, "BMC only");
   cmd->add_flag("--json", a->json, "Machine-readable result");

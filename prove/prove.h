@@ -22,8 +22,9 @@ enum class Arith : uint8_t { Exact, Linux64 };
 /// A deliberate break of one operation, to show that a proof depends on it (never the default).
 enum class Mutation : uint8_t {
   None,
-  NoInflation,  // §4.3 step 2 without the (W + w)/W factor
-  NoLeaveRule,  // §3 without TR eq. 18 on a leave
+  NoInflation,    // §4.3 step 2 without the (W + w)/W factor
+  NoLeaveRule,    // §3 without TR eq. 18 on a leave
+  NoEligibility,  // §4.4 picking the earliest deadline whether eligible or not
 };
 
 struct Options {

@@ -206,6 +206,18 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
       for (int j = i + 1; j < s.n(); ++j)
         r = r && z3::implies(queued(s.e[i]) && queued(s.e[j]), s.e[i].seq != s.e[j].seq);
   }
+  if (id == "THM-LAG-BOUND") {
+    // L-STEADY: under the steady driver every entity stays in Q (none sleeps or is delayed) and
+    // serves whole requests of its slice (ρ = r: no new-entity half, no cut), with INV-DEADLINE's
+    // 0 < (d − v)·w/N ≤ r. The lower bound rests on it: an entity is picked with lag ≥ 0 and
+    // runs at most its remaining request, so it cannot fall to −r. Without the bound the
+    // induction starts from a remaining request larger than r and runs the lag past −r.
+    for (const SymEntity& x : s.e) {
+      const z3::expr rest = num.mulw(x.w, x.d - x.v);
+      r = r && x.st == kQueued && !x.rel && !x.cut && !x.is_new && x.rho == x.r &&
+          num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho));
+    }
+  }
   return r;
 }
 

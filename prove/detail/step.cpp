@@ -305,7 +305,8 @@ z3::expr Model::pick_eevdf(const SymState& s, bool protect) {
   std::vector<z3::expr> elig, cand;
   z3::expr count = c.int_val(0);
   for (int j = 0; j < n; ++j) {
-    elig.push_back(eligible(num_, s, j));
+    elig.push_back(o_.mutation == Mutation::NoEligibility ? c.bool_val(true)
+                                                          : eligible(num_, s, j));
     cand.push_back(queued(s.e[j]) && s.curr != j + 1 && elig.back());
     count = count + z3::ite(queued(s.e[j]), c.int_val(1), c.int_val(0));
   }
