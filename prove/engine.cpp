@@ -247,7 +247,7 @@ class Prover {
       return res;
     }
     u.solver.pop();
-    if (u.scope == 1) {
+    if (u.scope == 0 || u.scope == 1) {
       u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
       u.solver.add(lemma(model_, o_.invariant, next));
       add_definitions(u.solver);
