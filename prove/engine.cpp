@@ -20,7 +20,9 @@ namespace {
 using namespace detail;
 using Clock = std::chrono::steady_clock;
 
-// Interrupts the solver on Ctrl-C (stop) or when the time budget is spent.
+// Interrupts the solver on Ctrl-C (stop) or when the time budget is spent. Once either has
+// happened it keeps interrupting until the search ends: an interrupt that lands between two
+// checks, or in a phase of Z3 that does not poll for it, is otherwise lost.
 class Watchdog {
  public:
   Watchdog(z3::context& ctx, double timeout_s, std::atomic<bool>* stop)
@@ -28,11 +30,9 @@ class Watchdog {
           const auto start = Clock::now();
           while (!done_) {
             const double t = std::chrono::duration<double>(Clock::now() - start).count();
-            if ((stop && *stop) || (timeout_s > 0 && t > timeout_s)) {
+            if (!reason_ && ((stop && *stop) || (timeout_s > 0 && t > timeout_s)))
               reason_ = stop && *stop ? "interrupted" : "timeout";
-              ctx.interrupt();
-              return;
-            }
+            if (reason_) ctx.interrupt();
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
           }
         }) {}
