@@ -73,8 +73,8 @@ std::string text_report(const prove::Options& o, const prove::Result& r, const s
   switch (r.verdict) {
     case prove::Verdict::Proved:
       s += fmt::format(
-          "PROVED for every depth by k-induction at k = {} (BMC held to depth {}); {}\n", r.depth,
-          o.depth, stats);
+          "PROVED for every depth by k-induction at k = {} (base case: BMC held to depth {}); {}\n",
+          r.depth, r.depth, stats);
       break;
     case prove::Verdict::Held:
       s += fmt::format("HELD for every schedule up to {} steps (BMC); {}\n", r.depth, stats);
