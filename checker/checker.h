@@ -56,6 +56,7 @@ class Checker {
   void check_step(const trace::Event& e);
   void stop_shadow(std::string_view what);
   void check_lag_sum(const trace::Event& e);
+  bool integer_lag_sum_holds(const Exact& V, int64_t W) const;
   void check_deadline(const ViewEntity& v);
   void check_place(const ViewEntity& before, const ViewEntity& after, const Exact& V_after,
                    int64_t W_before);

@@ -4,7 +4,7 @@
 // view, with SPEC.md §2's derived quantities computed exactly over it.
 #pragma once
 
-#include <map>
+#include <boost/container/flat_map.hpp>
 #include <optional>
 
 #include "checker/witness.h"
@@ -29,10 +29,15 @@ struct ViewEntity {
   bool deadline_rescaled = false;
 };
 
+// Entities in id order, stored contiguously: every event walks all of them (W, V, the lag sum),
+// and a node-based map made that walk most of a check's time. Entities are only ever added (at
+// `new`), so a pointer from find() stays valid until the next `new` event.
+using ViewEntities = boost::container::flat_map<TaskId, ViewEntity>;
+
 class View {
  public:
-  std::map<TaskId, ViewEntity>& entities() { return entities_; }
-  const std::map<TaskId, ViewEntity>& entities() const { return entities_; }
+  ViewEntities& entities() { return entities_; }
+  const ViewEntities& entities() const { return entities_; }
   ViewEntity* find(TaskId id);
   const ViewEntity* find(TaskId id) const;
 
@@ -46,7 +51,7 @@ class View {
   const ViewEntity* earliest_eligible_deadline(const Exact& V) const;
 
  private:
-  std::map<TaskId, ViewEntity> entities_;
+  ViewEntities entities_;
 };
 
 inline bool in_queue(const ViewEntity& e) { return e.status != Status::Sleeping; }
