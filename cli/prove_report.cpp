@@ -44,6 +44,34 @@ std::string scope(const prove::Options& o) {
       o.arith == prove::Arith::Exact ? "exact arithmetic" : "Linux 64-bit arithmetic");
 }
 
+// "p/q" with its decimal value alongside, for reading; integers as they are.
+std::string readable(const std::string& exact) {
+  const size_t slash = exact.find('/');
+  if (slash == std::string::npos) return exact;
+  const long double x = std::stold(exact.substr(0, slash)) / std::stold(exact.substr(slash + 1));
+  return fmt::format("{} (~{:.2f})", exact, static_cast<double>(x));
+}
+
+std::string state_text(const prove::StateValues& st) {
+  std::string s =
+      fmt::format("      curr {}, V = {}\n", st.curr == 0 ? "none" : std::to_string(st.curr), st.V);
+  for (const prove::EntityValues& e : st.entities)
+    s += fmt::format("      task {}: {} w={} r={} v={} d={} lag={} rest={}\n", e.id, e.status,
+                     e.weight, e.slice, e.v, e.d, readable(e.lag), readable(e.rest));
+  return s;
+}
+
+std::string state_json(const prove::StateValues& st) {
+  std::string es;
+  for (const prove::EntityValues& e : st.entities)
+    es += fmt::format(
+        "{}{{\"task\":{},\"status\":\"{}\",\"w\":{},\"r\":{},\"v\":{},\"d\":{},\"lag\":{},"
+        "\"rest\":{}}}",
+        es.empty() ? "" : ",", e.id, e.status, e.weight, json_string(e.slice), json_string(e.v),
+        json_string(e.d), json_string(e.lag), json_string(e.rest));
+  return fmt::format("{{\"curr\":{},\"V\":{},\"entities\":[{}]}}", st.curr, json_string(st.V), es);
+}
+
 }  // namespace
 
 std::string default_trace_name(const prove::Options& o) {
@@ -79,6 +107,13 @@ std::string text_report(const prove::Options& o, const prove::Result& r, const s
     case prove::Verdict::Held:
       s += fmt::format("HELD for every schedule up to {} steps (BMC); {}\n", r.depth, stats);
       if (!r.note.empty()) s += "  " + r.note + "\n";
+      if (r.induction_step) {
+        const prove::InductionStep& st = *r.induction_step;
+        s += "  failing induction step (lag and rest in ns; what a lemma must rule out):\n";
+        s += "    before (keeps " + o.invariant + ", unreachable):\n" + state_text(st.before);
+        s += "    " + st.op + "\n";
+        s += "    after (violates " + o.invariant + "):\n" + state_text(st.after);
+      }
       break;
     case prove::Verdict::Unknown:
       s += fmt::format("UNKNOWN: {}; {}\n", r.note, stats);
@@ -120,6 +155,10 @@ std::string json_report(const prove::Options& o, const prove::Result& r, const s
         ops, r.cex->violated_step, json_string(r.cex->detail), r.cex->promised,
         r.cex->reference_agrees, json_string(r.cex->lag_reached), json_string(trace));
   }
+  if (r.induction_step)
+    s += fmt::format(",\"induction_step\":{{\"before\":{},\"op\":{},\"after\":{}}}",
+                     state_json(r.induction_step->before), json_string(r.induction_step->op),
+                     state_json(r.induction_step->after));
   return s + "}\n";
 }
 

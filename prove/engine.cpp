@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "prove/detail/decode.h"
 #include "prove/detail/properties.h"
 #include "prove/prove.h"
 #include "prove/replay.h"
@@ -63,65 +64,6 @@ Figures figures(const z3::solver& s) {
     if (k == "max memory" && st.is_double(i)) f.memory_mb = st.double_value(i);
   }
   return f;
-}
-
-int64_t as_int(Numbers& num, const z3::model& m, const z3::expr& x) {
-  return std::stoll(num.value(m, x));
-}
-
-// The schedule a model describes, as spec operations from creation on.
-std::vector<Op> decode(Numbers& num, const z3::model& m, const SymState& s0,
-                       const std::vector<Choice>& steps, bool steady) {
-  std::vector<Op> ops;
-  for (int i = 0; i < s0.n(); ++i) {
-    const SymEntity& x = s0.e[i];
-    const bool custom = m.eval(x.custom, true).is_true();
-    ops.push_back({OpKind::Create, i + 1, m.eval(x.w, true).get_numeral_int64(),
-                   custom ? as_int(num, m, x.r) : 0});
-  }
-  if (steady)
-    for (int i = 0; i < s0.n(); ++i) ops.push_back({OpKind::Enqueue, i + 1});
-  for (const Choice& c : steps) {
-    const auto kind = static_cast<StepKind>(m.eval(c.kind, true).get_numeral_int());
-    const TaskId id = m.eval(c.target, true).get_numeral_int64();
-    if (steady) {
-      ops.push_back({OpKind::Pick});
-      ops.push_back({OpKind::Run, 0, as_int(num, m, c.delta)});
-      continue;
-    }
-    switch (kind) {
-      case StepKind::Enqueue:
-        ops.push_back({OpKind::Enqueue, id});
-        break;
-      case StepKind::Dequeue:
-        ops.push_back(
-            {OpKind::Dequeue, id, 0, 0, m.eval(c.sleep, true).is_true() ? kDequeueSleep : 0u});
-        break;
-      case StepKind::Pick:
-        ops.push_back({OpKind::Pick});
-        break;
-      case StepKind::Run:
-        ops.push_back({OpKind::Run, 0, as_int(num, m, c.delta)});
-        break;
-      case StepKind::Tick:
-        ops.push_back({OpKind::Tick});
-        break;
-      case StepKind::Reweight:
-        ops.push_back({OpKind::Reweight, id, m.eval(c.weight, true).get_numeral_int64()});
-        break;
-      case StepKind::SetSlice:
-        ops.push_back({OpKind::SetSlice, id, as_int(num, m, c.slice)});
-        break;
-      case StepKind::WakeupPreempt:
-        ops.push_back({OpKind::WakeupPreempt, id});
-        break;
-      case StepKind::Yield:
-      case StepKind::Count:
-        ops.push_back({OpKind::Yield});
-        break;
-    }
-  }
-  return ops;
 }
 
 class Prover {
@@ -288,12 +230,13 @@ class Prover {
           return unknown(r, b.solver, "BMC held to depth " + std::to_string(k));
         continue;
       }
-      static const char* names[] = {"enqueue",  "dequeue",   "pick",  "run",           "tick",
-                                    "reweight", "set_slice", "yield", "wakeup_preempt"};
-      const int kind = t->solver.get_model().eval(model_step_.second.kind, true).get_numeral_int();
+      const z3::model m = t->solver.get_model();
+      r.induction_step = {state_values(num_, m, model_step_.first),
+                          step_text(num_, m, model_step_.second, info_.steady),
+                          state_values(num_, m, t->last)};
       r.note = "k-induction did not close up to k = " + std::to_string(k) +
-               ": the failing induction step is a " + names[kind] +
-               " from a state that keeps the invariant for k steps but is not reachable";
+               ": the failing induction step is `" + r.induction_step->op +
+               "` from a state that keeps the invariant for k steps but is not reachable";
       t->solver.pop();
       t->solver.add(!bad(model_, o_.invariant, model_step_.first, model_step_.second, t->last));
       t->solver.add(lemma(model_, o_.invariant, t->last));

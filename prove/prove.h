@@ -57,12 +57,37 @@ struct Counterexample {
   std::string lag_reached;        // THM-LAG-BOUND: lag (ns) against its bound
 };
 
+/// A state of the symbolic model as a model gives it, in exact text ("p/q" or an integer), ns
+/// for lags and requests: what a strengthening lemma has to rule out.
+struct EntityValues {
+  TaskId id = 0;
+  std::string status;  // "sleeping", "queued", "delayed"
+  int64_t weight = 0;
+  std::string slice, v, d, lag, rest;  // lag = w·(V − v)/N, rest = w·(d − v)/N
+};
+struct StateValues {
+  TaskId curr = 0;  // 0: none
+  std::string V;
+  std::vector<EntityValues> entities;
+};
+
+/// The failing step of an induction that did not close: from `before`, which keeps the
+/// invariant (and its lemmas) for k steps but is not reachable, `op` leads to `after`, which
+/// violates it.
+struct InductionStep {
+  StateValues before;
+  std::string op;
+  StateValues after;
+};
+
 struct Result {
   Verdict verdict = Verdict::Unknown;
   int depth = 0;       // depth reached (BMC) or k of the proof
   std::string method;  // "bmc" or "k-induction"
   std::string note;    // why unknown, or what a failed induction step showed
   std::optional<Counterexample> cex;
+  std::optional<InductionStep>
+      induction_step;  // the last failing one, when induction did not close
   double seconds = 0;
   int64_t conflicts = 0;
   int64_t decisions = 0;

@@ -3,6 +3,7 @@
 // same SPEC.md ID; a deliberately broken operation is caught.
 #include "prove/prove.h"
 
+#include <gmpxx.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -159,6 +160,32 @@ TEST(Prove, PaperLagBoundIsProvedInASteadySystem) {
   const Result r = run(broken, nullptr, nullptr);
   ASSERT_EQ(r.verdict, Verdict::Counterexample) << r.note;
   EXPECT_FALSE(r.cex->reference_agrees);  // the reference picks eligible entities only
+}
+
+// An induction that does not close shows its failing step: a state within the bound, the step,
+// and a state outside it. For three clients THM-LAG-BOUND needs k = 3, so k = 1 fails.
+TEST(Prove, FailingInductionStepIsShownWithItsStates) {
+  Options o = options("paper-1", "THM-LAG-BOUND", 1);
+  o.tasks = 3;
+  o.slices = {0, 1'000'000};
+  const Result r = run(o, nullptr, nullptr);
+  ASSERT_EQ(r.verdict, Verdict::Held) << r.note;
+  ASSERT_TRUE(r.induction_step.has_value());
+  const InductionStep& st = *r.induction_step;
+  EXPECT_EQ(st.op.rfind("pick; run ", 0), 0u) << st.op;
+  const mpq_class q = o.params.tick_ns();
+  const auto outside = [&](const EntityValues& e) {
+    const mpq_class lag(e.lag), r_k(e.slice);
+    return lag <= -r_k || lag >= std::max(r_k, q);
+  };
+  ASSERT_EQ(st.before.entities.size(), 3u);
+  ASSERT_EQ(st.after.entities.size(), 3u);
+  EXPECT_TRUE(std::none_of(st.before.entities.begin(), st.before.entities.end(), outside));
+  EXPECT_TRUE(std::any_of(st.after.entities.begin(), st.after.entities.end(), outside));
+  // The lags are measured against the V the values give: they sum to zero (INV-LAG-SUM).
+  mpq_class sum = 0;
+  for (const EntityValues& e : st.after.entities) sum += mpq_class(e.lag);
+  EXPECT_EQ(sum, 0);
 }
 
 TEST(Prove, RejectsUnknownInvariantAndBadRanges) {
