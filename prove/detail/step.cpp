@@ -535,9 +535,13 @@ z3::expr Model::steady_transition(const SymState& s, const Choice& ch, const Sym
   z3::context& c = num_.ctx();
   z3::expr_vector defs(c);
   const SymState picked = materialize(pick_next_entity(s), defs);
-  z3::expr run =
-      num_.lt(num_.zero(), ch.delta) && num_.le(ch.delta, tick()) && num_.is_integral(ch.delta);
-  if (p_.protection == Protection::None) {
+  // Linux: the next decision comes within --max-delta (one tick by default: the tick, or an
+  // update_curr before it). Paper: the quantum q is the tick, whatever --max-delta says.
+  const bool paper = p_.protection == Protection::None;
+  z3::expr run = num_.lt(num_.zero(), ch.delta) &&
+                 num_.le(ch.delta, paper ? tick() : num_.lit(max_delta_)) &&
+                 num_.is_integral(ch.delta);
+  if (paper) {
     // §4.5, paper: the picked client runs for min(q, ⌈(d − v)·w/N⌉).
     for (int i = 0; i < s.n(); ++i) {
       const SymEntity& x = picked.e[i];

@@ -54,8 +54,8 @@ class Model {
   /// σ → σ' for the chosen operation, precondition included.
   z3::expr transition(const SymState& s, const Choice& c, const SymState& next);
   /// The steady-system driver of SPEC.md §6 (THM-LAG-BOUND): a decision (pick), then the picked
-  /// entity runs: paper: min(q, its remaining request) (§4.5); Linux: 0 < δ ≤ TICK, after which
-  /// the next decision is taken (a tick or any update_curr).
+  /// entity runs: paper: min(q, its remaining request) (§4.5); Linux: 0 < δ ≤ max δ (a tick by
+  /// default), after which the next decision is taken (a tick or any update_curr).
   z3::expr steady_transition(const SymState& s, const Choice& c, const SymState& next);
 
   // The operations (SPEC.md §4), each on a concrete target index i (0-based).
