@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "checker/checker.h"
@@ -238,6 +239,31 @@ TEST(Prove, KeepVReweightCounterexampleReplaysInReferenceAndChecker) {
   write_trace(o, r.cex->ops, trace);
   const auto ids = checker_ids(trace.str());
   EXPECT_NE(std::find(ids.begin(), ids.end(), "INV-REWEIGHT"), ids.end()) << trace.str();
+}
+
+// THM-LAG-BOUND-LINUX (the 6.17 claim, promised by linux-6.18 for a common slice): with the base
+// slice (0.7 ms < TICK) it holds for two tasks at every depth, and three tasks of different
+// weights break its upper half — the failure SPEC.md §6 describes, found in four decisions.
+TEST(Prove, LinuxLagBoundHoldsForTwoTasksAndBreaksForThree) {
+  Options o = options("linux-6.18", "THM-LAG-BOUND-LINUX", 4);
+  const Result two = run(o, nullptr, nullptr);
+  EXPECT_EQ(two.verdict, Verdict::Proved) << two.note;
+  o.tasks = 3;
+  const Result three = run(o, nullptr, nullptr);
+  ASSERT_EQ(three.verdict, Verdict::Counterexample) << three.note;
+  EXPECT_TRUE(three.cex->promised);
+  EXPECT_TRUE(three.cex->reference_agrees) << three.cex->detail;
+  // `vlag check` reports THM-LAG-BOUND-LINUX as a figure (its upper half fails for every slice
+  // below a tick, the Linux defaults): on this trace the figure reaches the bound.
+  const std::string path = ::testing::TempDir() + "thm-lag-bound-linux.trace";
+  {
+    std::ofstream out(path);
+    write_trace(o, three.cex->ops, out);
+  }
+  const checker::Report report = checker::check({checker::file_source(path)}, {});
+  const auto st = report.stats.find("THM-LAG-BOUND-LINUX");
+  ASSERT_NE(st, report.stats.end());
+  EXPECT_GE(st->second.worst_ratio, 1.0) << st->second.worst;
 }
 
 // spec/RESULTS.md's counterexamples: every trace in spec/results/ ("NN-<id>-<preset>.trace"),

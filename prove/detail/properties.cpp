@@ -206,16 +206,17 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
       for (int j = i + 1; j < s.n(); ++j)
         r = r && z3::implies(queued(s.e[i]) && queued(s.e[j]), s.e[i].seq != s.e[j].seq);
   }
-  if (id == "THM-LAG-BOUND") {
+  if (id == "THM-LAG-BOUND" || id == "THM-LAG-BOUND-LINUX") {
     // L-STEADY: under the steady driver every entity stays in Q (none sleeps or is delayed) and
-    // serves whole requests of its slice (ρ = r: no new-entity half, no cut), with INV-DEADLINE's
-    // 0 < (d − v)·w/N ≤ r. The lower bound rests on it: an entity is picked with lag ≥ 0 and
-    // runs at most its remaining request, so it cannot fall to −r. Without the bound the
-    // induction starts from a remaining request larger than r and runs the lag past −r.
+    // serves requests of at most its slice (0 < ρ ≤ r: the first may be halved under
+    // PLACE_DEADLINE_INITIAL; no cut), with INV-DEADLINE's 0 < (d − v)·w/N ≤ ρ. The lower bounds
+    // rest on it: an entity is picked with lag ≥ 0 and runs at most its remaining request (paper)
+    // or until a decision after it (Linux), so it cannot fall to −r (−(r + TICK)). Without the
+    // bound the induction starts from a remaining request larger than r.
     for (const SymEntity& x : s.e) {
       const z3::expr rest = num.mulw(x.w, x.d - x.v);
-      r = r && x.st == kQueued && !x.rel && !x.cut && !x.is_new && x.rho == x.r &&
-          num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho));
+      r = r && x.st == kQueued && !x.rel && !x.cut && !x.is_new && num.lt(num.zero(), x.rho) &&
+          num.le(x.rho, x.r) && num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho));
     }
   }
   return r;
