@@ -30,8 +30,9 @@ struct ViewEntity {
 };
 
 // Entities in id order, stored contiguously: every event walks all of them (W, V, the lag sum),
-// and a node-based map made that walk most of a check's time. Entities are only ever added (at
-// `new`), so a pointer from find() stays valid until the next `new` event.
+// and a node-based map made that walk most of a check's time. Entities come and go only at
+// `new`, `entity`, `attach`, `exit` and `detach`: a pointer from find() is valid until the view
+// handles the next such event.
 using ViewEntities = boost::container::flat_map<TaskId, ViewEntity>;
 
 class View {
