@@ -132,7 +132,13 @@ class Prover {
   Unrolling unrolling(unsigned scope) {
     num_.set_scope(scope);
     const SymState first = fresh_state(num_, o_.tasks, scope == 0 ? "s0" : "t0");
-    return {z3::solver(ctx_), first, first, {}, static_cast<int>(scope)};
+    z3::solver solver(ctx_);
+    // Ctrl-C is the caller's (the stop flag, which the watchdog turns into an interrupt): Z3's
+    // own handler would cancel the check without the caller knowing why.
+    z3::params p(ctx_);
+    p.set("ctrl_c", false);
+    solver.set(p);
+    return {solver, first, first, {}, static_cast<int>(scope)};
   }
 
   void add_definitions(z3::solver& s) {
