@@ -189,7 +189,10 @@ class Prover {
   Unrolling unrolling(unsigned scope) {
     num_.set_scope(scope);
     const SymState first = fresh_state(num_, o_.tasks, scope == 0 ? "s0" : "t0");
-    return {z3::solver(ctx_), first, first, {}, static_cast<int>(scope)};
+    // Linux64 is pure bit-vector logic: QF_BV gives Z3's incremental SAT solver, which
+    // bit-blasts, instead of its general SMT core.
+    z3::solver s = num_.exact() ? z3::solver(ctx_) : z3::solver(ctx_, "QF_BV");
+    return {s, first, first, {}, static_cast<int>(scope)};
   }
 
   void add_definitions(z3::solver& s) {
