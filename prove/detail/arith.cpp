@@ -116,7 +116,8 @@ z3::expr Numbers::scale(const z3::expr& x, const z3::expr& w_old, const z3::expr
   z3::expr r = x;
   for (int64_t a : weights_)
     for (int64_t b : weights_) {
-      const z3::expr y = exact() ? x * ratio(a, b) : (x * lit(a)) / lit(b);  // bvsdiv truncates
+      // bvsdiv truncates (div_s64). A remainder side condition instead was no faster.
+      const z3::expr y = exact() ? x * ratio(a, b) : (x * lit(a)) / lit(b);
       r = z3::ite(w_old == small(a) && w_new == small(b), y, r);
     }
   return r;
@@ -160,6 +161,11 @@ z3::expr Numbers::divsum(const z3::expr& x, const WeightSum& s, bool floor) {
     quotients_.emplace(key, Quotient{x, divisor, y});
     return y;
   }
+  // linux64 keeps the division circuit. A fresh quotient y with the remainder bounds
+  // 0 ≤ x − Σw·y < Σw (constant multiplications only) measured slower under QF_BV (THM-LAG-BOUND
+  // linux-6.18 N = 3 depth 1: 1.8 s → 15.6 s), and so did stating those bounds next to the
+  // circuit (INV-LAG-SUM N = 3 held to depth 1 instead of 2 in 60 s): SAT propagates a division
+  // forwards, but has to search for a y that only a side condition defines.
   z3::expr Wn = zero();
   for (const auto& [cond, w] : s.terms) Wn = Wn + z3::ite(cond, weight_num(w), zero());
   const z3::expr safe = z3::ite(W == 0, lit(1), Wn);

@@ -4,7 +4,7 @@
 // by a weight is an if-then-else over that set's constants, so the exact encoding stays linear
 // arithmetic and the bit-vector one multiplies only by constants. Divisions by a weight sum
 // become a fresh quotient defined by a linear side condition (exact) or Linux's floor and
-// truncating divisions (linux64).
+// truncating divisions (linux64, as bit-vector division circuits, which SAT propagates).
 #pragma once
 
 #include <z3++.h>
