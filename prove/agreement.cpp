@@ -114,7 +114,7 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
     if (op.kind == OpKind::Create) {
       rq.apply(op);
       const SymEntity& x = s0.e[static_cast<size_t>(op.id - 1)];
-      s.add(x.w == ctx.int_val(op.a) && x.custom == ctx.bool_val(op.b != 0));
+      s.add(x.w == num.small(op.a) && x.custom == ctx.bool_val(op.b != 0));
       if (op.b != 0) s.add(x.r == num.lit(op.b));
       continue;
     }
@@ -127,7 +127,7 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
     s.add(ch.kind == static_cast<int>(step_kind(op.kind)));
     s.add(ch.target == static_cast<int>(op.id > 0 ? op.id : 1));
     s.add(ch.delta == num.lit(op.kind == OpKind::Run ? op.a : 0));
-    s.add(ch.weight == ctx.int_val(op.kind == OpKind::Reweight ? op.a : o.weights.front()));
+    s.add(ch.weight == num.small(op.kind == OpKind::Reweight ? op.a : o.weights.front()));
     s.add(ch.slice == num.lit(op.kind == OpKind::SetSlice ? op.a : o.slices.front()));
     s.add(ch.sleep == ctx.bool_val(op.flags & kDequeueSleep));
     const SymState next = fresh_state(num, o.tasks, "s" + std::to_string(states.size() + 1));

@@ -132,7 +132,9 @@ class Prover {
   Unrolling unrolling(unsigned scope) {
     num_.set_scope(scope);
     const SymState first = fresh_state(num_, o_.tasks, scope == 0 ? "s0" : "t0");
-    z3::solver solver(ctx_);
+    // Linux64 is pure bit-vector logic: QF_BV gives Z3's incremental SAT solver, which
+    // bit-blasts, instead of its general SMT core.
+    z3::solver solver = num_.exact() ? z3::solver(ctx_) : z3::solver(ctx_, "QF_BV");
     // Ctrl-C is the caller's (the stop flag, which the watchdog turns into an interrupt): Z3's
     // own handler would cancel the check without the caller knowing why.
     z3::params p(ctx_);

@@ -8,6 +8,7 @@ namespace vlag::prove::detail {
 namespace {
 
 constexpr unsigned kBits = 64;
+constexpr unsigned kSmallBits = 32;
 constexpr unsigned kWide = 96;  // mul_u64_u32_shr's product: 64-bit x by a 32-bit factor
 
 // SPEC.md §7, Linux ≤ 7.0 __calc_delta: fact = 1024·inv_weight, renormalised to 32 bits, then
@@ -57,6 +58,16 @@ std::string Numbers::value(const z3::model& m, const z3::expr& x) {
   return std::to_string(static_cast<int64_t>(v.get_numeral_uint64()));
 }
 
+z3::sort Numbers::small_sort() { return exact() ? ctx_.int_sort() : ctx_.bv_sort(kSmallBits); }
+
+z3::expr Numbers::small_var(const std::string& name) {
+  return ctx_.constant(name.c_str(), small_sort());
+}
+
+z3::expr Numbers::small(int64_t x) {
+  return exact() ? ctx_.int_val(x) : ctx_.bv_val(x, kSmallBits);
+}
+
 z3::expr Numbers::lt(const z3::expr& a, const z3::expr& b) {
   return exact() ? a < b : z3::slt(a, b);
 }
@@ -76,14 +87,14 @@ z3::expr Numbers::mulw_const(int64_t c, const z3::expr& x) {
 z3::expr Numbers::mulw(const z3::expr& w, const z3::expr& x) {
   z3::expr r = mulw_const(weights_.back(), x);
   for (size_t i = weights_.size() - 1; i-- > 0;)
-    r = z3::ite(w == ctx_.int_val(weights_[i]), mulw_const(weights_[i], x), r);
+    r = z3::ite(w == small(weights_[i]), mulw_const(weights_[i], x), r);
   return r;
 }
 
 z3::expr Numbers::weight_num(const z3::expr& w) {
   z3::expr r = lit(weights_.back());
   for (size_t i = weights_.size() - 1; i-- > 0;)
-    r = z3::ite(w == ctx_.int_val(weights_[i]), lit(weights_[i]), r);
+    r = z3::ite(w == small(weights_[i]), lit(weights_[i]), r);
   return r;
 }
 
@@ -97,7 +108,7 @@ z3::expr Numbers::vdelta(const z3::expr& x, const z3::expr& w) {
   };
   z3::expr r = one(weights_.back());
   for (size_t i = weights_.size() - 1; i-- > 0;)
-    r = z3::ite(w == ctx_.int_val(weights_[i]), one(weights_[i]), r);
+    r = z3::ite(w == small(weights_[i]), one(weights_[i]), r);
   return r;
 }
 
@@ -105,8 +116,9 @@ z3::expr Numbers::scale(const z3::expr& x, const z3::expr& w_old, const z3::expr
   z3::expr r = x;
   for (int64_t a : weights_)
     for (int64_t b : weights_) {
-      const z3::expr y = exact() ? x * ratio(a, b) : (x * lit(a)) / lit(b);  // bvsdiv truncates
-      r = z3::ite(w_old == ctx_.int_val(a) && w_new == ctx_.int_val(b), y, r);
+      // bvsdiv truncates (div_s64). A remainder side condition instead was no faster.
+      const z3::expr y = exact() ? x * ratio(a, b) : (x * lit(a)) / lit(b);
+      r = z3::ite(w_old == small(a) && w_new == small(b), y, r);
     }
   return r;
 }
@@ -120,8 +132,8 @@ z3::expr Numbers::half(const z3::expr& x) {
 }
 
 z3::expr Numbers::weight_int(const WeightSum& s) {
-  z3::expr sum = ctx_.int_val(0);
-  for (const auto& [cond, w] : s.terms) sum = sum + z3::ite(cond, w, ctx_.int_val(0));
+  z3::expr sum = small(0);
+  for (const auto& [cond, w] : s.terms) sum = sum + z3::ite(cond, w, small(0));
   return sum;
 }
 
@@ -149,6 +161,11 @@ z3::expr Numbers::divsum(const z3::expr& x, const WeightSum& s, bool floor) {
     quotients_.emplace(key, Quotient{x, divisor, y});
     return y;
   }
+  // linux64 keeps the division circuit. A fresh quotient y with the remainder bounds
+  // 0 ≤ x − Σw·y < Σw (constant multiplications only) measured slower under QF_BV (THM-LAG-BOUND
+  // linux-6.18 N = 3 depth 1: 1.8 s → 15.6 s), and so did stating those bounds next to the
+  // circuit (INV-LAG-SUM N = 3 held to depth 1 instead of 2 in 60 s): SAT propagates a division
+  // forwards, but has to search for a y that only a side condition defines.
   z3::expr Wn = zero();
   for (const auto& [cond, w] : s.terms) Wn = Wn + z3::ite(cond, weight_num(w), zero());
   const z3::expr safe = z3::ite(W == 0, lit(1), Wn);

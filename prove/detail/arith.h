@@ -4,7 +4,7 @@
 // by a weight is an if-then-else over that set's constants, so the exact encoding stays linear
 // arithmetic and the bit-vector one multiplies only by constants. Divisions by a weight sum
 // become a fresh quotient defined by a linear side condition (exact) or Linux's floor and
-// truncating divisions (linux64).
+// truncating divisions (linux64, as bit-vector division circuits, which SAT propagates).
 #pragma once
 
 #include <z3++.h>
@@ -21,7 +21,7 @@ namespace vlag::prove::detail {
 
 /// A weight sum Σ_{cond} w: the divisor of avg_vruntime, lag inflation and the fluid clock.
 struct WeightSum {
-  std::vector<std::pair<z3::expr, z3::expr>> terms;  // (member?, weight as an Int term)
+  std::vector<std::pair<z3::expr, z3::expr>> terms;  // (member?, weight as a small term)
 };
 
 class Numbers {
@@ -38,6 +38,14 @@ class Numbers {
   z3::expr zero() { return lit(0); }
   /// Values as a model gives them, as an exact rational text "p/q" or an integer.
   std::string value(const z3::model& m, const z3::expr& x);
+
+  /// Small non-negative integers (weights, entity status, task ids, insertion numbers, step
+  /// kinds): Ints in the exact encoding; 32-bit vectors in linux64, so that its problem is pure
+  /// bit-vector logic, which Z3 bit-blasts to SAT, rather than a mixed Int and bit-vector one.
+  /// Their values stay far below 2^31, so z3++'s signed bit-vector comparisons order them right.
+  z3::sort small_sort();
+  z3::expr small_var(const std::string& name);
+  z3::expr small(int64_t x);
 
   z3::expr lt(const z3::expr& a, const z3::expr& b);
   z3::expr le(const z3::expr& a, const z3::expr& b);
@@ -59,7 +67,7 @@ class Numbers {
   /// The exact rational a/b (exact encoding only).
   z3::expr ratio(int64_t a, int64_t b);
 
-  z3::expr weight_int(const WeightSum& s);  // Σ w as an Int term
+  z3::expr weight_int(const WeightSum& s);  // Σ w as a small term
   /// Σ_{cond} w·x.
   z3::expr mulsum(const WeightSum& s, const z3::expr& x);
   /// x / Σw: exact quotient; linux64 floors (avg_vruntime) or truncates (div_s64). 0 when Σw = 0.

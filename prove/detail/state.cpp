@@ -7,19 +7,19 @@ SymState fresh_state(Numbers& num, int n, const std::string& p) {
   std::vector<SymEntity> es;
   for (int i = 1; i <= n; ++i) {
     const std::string k = p + "." + std::to_string(i) + ".";
-    es.push_back({c.int_const((k + "w").c_str()), num.var(k + "r"), c.bool_const((k + "c").c_str()),
+    es.push_back({num.small_var(k + "w"), num.var(k + "r"), c.bool_const((k + "c").c_str()),
                   num.var(k + "v"), num.var(k + "d"), num.var(k + "rho"), num.var(k + "vl"),
                   c.bool_const((k + "rel").c_str()), c.bool_const((k + "cut").c_str()),
-                  c.bool_const((k + "new").c_str()), c.int_const((k + "st").c_str()),
-                  c.int_const((k + "seq").c_str())});
+                  c.bool_const((k + "new").c_str()), num.small_var(k + "st"),
+                  num.small_var(k + "seq")});
   }
   return {std::move(es),
-          c.int_const((p + ".curr").c_str()),
+          num.small_var(p + ".curr"),
           num.var(p + ".prot"),
           c.bool_const((p + ".hasprot").c_str()),
           num.var(p + ".vempty"),
           num.var(p + ".fluid"),
-          c.int_const((p + ".seq").c_str())};
+          num.small_var(p + ".seq")};
 }
 
 z3::expr equal(const SymState& a, const SymState& b) {

@@ -16,22 +16,22 @@ namespace vlag::prove::detail {
 inline constexpr int kSleeping = 0, kQueued = 1, kDelayed = 2;
 
 struct SymEntity {
-  z3::expr w;       // Int, a value of the weight set
+  z3::expr w;       // small, a value of the weight set
   z3::expr r;       // Num, ns
   z3::expr custom;  // Bool
   z3::expr v, d, rho, vl;
   z3::expr rel, cut, is_new;  // Bool
-  z3::expr st;                // Int: kSleeping, kQueued, kDelayed
-  z3::expr seq;               // Int
+  z3::expr st;                // small: kSleeping, kQueued, kDelayed
+  z3::expr seq;               // small
 };
 
 struct SymState {
   std::vector<SymEntity> e;  // index i ↔ task id i + 1
-  z3::expr curr;             // Int, 0 = ⊥, else task id
+  z3::expr curr;             // small, 0 = ⊥, else task id
   z3::expr prot;             // Num (§4.5)
   z3::expr has_prot;         // Bool
   z3::expr v_empty, fluid;   // Num: V_∅ and the ghost V_f (§3)
-  z3::expr seq_ctr;          // Int
+  z3::expr seq_ctr;          // small
 
   int n() const { return static_cast<int>(e.size()); }
 };

@@ -7,7 +7,7 @@ namespace {
 
 constexpr int64_t kNoSlice = int64_t{1} << 40;  // larger than any slice: min_slice of ∅
 
-z3::expr id_val(z3::context& c, int i) { return c.int_val(i + 1); }
+z3::expr id_val(Numbers& num, int i) { return num.small(i + 1); }
 
 }  // namespace
 
@@ -25,15 +25,15 @@ Model::Model(Numbers& num, const Options& o)
 
 Choice Model::fresh_choice(const std::string& p) {
   z3::context& c = num_.ctx();
-  return {c.int_const((p + ".op").c_str()), c.int_const((p + ".task").c_str()),
-          num_.var(p + ".delta"),           c.int_const((p + ".weight").c_str()),
-          num_.var(p + ".slice"),           c.bool_const((p + ".sleep").c_str())};
+  return {num_.small_var(p + ".op"), num_.small_var(p + ".task"),
+          num_.var(p + ".delta"),    num_.small_var(p + ".weight"),
+          num_.var(p + ".slice"),    c.bool_const((p + ".sleep").c_str())};
 }
 
 z3::expr Model::choice_domain(const Choice& ch) {
   z3::context& c = num_.ctx();
   z3::expr w_in = c.bool_val(false);
-  for (int64_t w : o_.weights) w_in = w_in || ch.weight == c.int_val(w);
+  for (int64_t w : o_.weights) w_in = w_in || ch.weight == num_.small(w);
   z3::expr r_in = c.bool_val(false);
   for (int64_t r : o_.slices) r_in = r_in || ch.slice == num_.lit(r);
   return ch.kind >= 0 && ch.kind < static_cast<int>(StepKind::Count) && ch.target >= 1 &&
@@ -62,7 +62,7 @@ z3::expr Model::domain(const SymState& s) {
   for (int i = 0; i < s.n(); ++i) {
     const SymEntity& x = s.e[i];
     z3::expr w_in = c.bool_val(false);
-    for (int64_t w : o_.weights) w_in = w_in || x.w == c.int_val(w);
+    for (int64_t w : o_.weights) w_in = w_in || x.w == num_.small(w);
     z3::expr r_in = !x.custom && x.r == base_slice();
     for (int64_t sl : o_.slices)
       if (sl != 0) r_in = r_in || (x.custom && x.r == num_.lit(sl));
@@ -95,7 +95,7 @@ SymState Model::leave(const SymState& s, int i) {
   const z3::expr V = avg_vruntime(num_, s);
   const SymEntity& x = s.e[i];
   SymState t = s;
-  t.e[i].st = num_.ctx().int_val(kSleeping);
+  t.e[i].st = num_.small(kSleeping);
   const WeightSum rest = queue_weights(t);
   const z3::expr last = !queue_nonempty(t);
   z3::expr moved = s.fluid;
@@ -110,7 +110,7 @@ SymState Model::leave(const SymState& s, int i) {
 SymState Model::join(const SymState& s, int i) {
   const SymEntity& x = s.e[i];
   SymState t = s;
-  t.e[i].st = num_.ctx().int_val(kQueued);
+  t.e[i].st = num_.small(kQueued);
   const z3::expr was_empty = !queue_nonempty(s);
   if (num_.exact())  // linux64 keeps no ghost: its INV-LAG-SUM is the floored form (§6)
     t.fluid =
@@ -192,7 +192,7 @@ SymState Model::enqueue_entity(const SymState& s, int i) {
     restart = join(place_entity(restart, i, false, c.bool_val(false)), i);
     requeued = select(num_.lt(num_.zero(), entity_lag(s, i, V)), restart, s);
   }
-  requeued.e[i].st = c.int_val(kQueued);
+  requeued.e[i].st = num_.small(kQueued);
   return select(x.st == kDelayed, requeued, woke);
 }
 
@@ -202,7 +202,7 @@ SymState Model::enqueue_entity(const SymState& s, int i) {
 SymState Model::put_prev_entity(const SymState& s) {
   SymState t = s;
   for (int j = 0; j < s.n(); ++j) t = select(s.curr == j + 1 && queued(s.e[j]), insert(t, j), t);
-  t.curr = num_.ctx().int_val(0);
+  t.curr = num_.small(0);
   t.has_prot = num_.ctx().bool_val(false);
   return t;
 }
@@ -212,7 +212,7 @@ SymState Model::dequeue_entity(const SymState& s, int i, const z3::expr& sleep) 
   const z3::expr was_curr = s.curr == i + 1;
   // Delayed: stays in Q, back into the tree if it was running.
   SymState delayed = s;
-  delayed.e[i].st = c.int_val(kDelayed);
+  delayed.e[i].st = num_.small(kDelayed);
   delayed = select(was_curr, put_prev_entity(delayed), delayed);
   const z3::expr delay =
       sleep && c.bool_val(p_.has(Feature::DELAY_DEQUEUE)) && !eligible(num_, s, i);
@@ -223,7 +223,7 @@ SymState Model::dequeue_entity(const SymState& s, int i, const z3::expr& sleep) 
     gone.e[i].d = z3::ite(sleep, s.e[i].d, s.e[i].d - s.e[i].v);
     gone.e[i].rel = !sleep;
   }
-  gone.curr = z3::ite(was_curr, c.int_val(0), s.curr);
+  gone.curr = z3::ite(was_curr, num_.small(0), s.curr);
   gone.has_prot = z3::ite(was_curr, c.bool_val(false), s.has_prot);
   gone = leave(gone, i);
   gone.e[i].vl = vl;
@@ -303,15 +303,15 @@ z3::expr Model::pick_eevdf(const SymState& s, bool protect) {
   z3::context& c = num_.ctx();
   const int n = s.n();
   std::vector<z3::expr> elig, cand;
-  z3::expr count = c.int_val(0);
+  z3::expr count = num_.small(0);
   for (int j = 0; j < n; ++j) {
     elig.push_back(o_.mutation == Mutation::NoEligibility ? c.bool_val(true)
                                                           : eligible(num_, s, j));
     cand.push_back(queued(s.e[j]) && s.curr != j + 1 && elig.back());
-    count = count + z3::ite(queued(s.e[j]), c.int_val(1), c.int_val(0));
+    count = count + z3::ite(queued(s.e[j]), num_.small(1), num_.small(0));
   }
   // Step 5: the eligible tree entity with the least (d, seq).
-  z3::expr best = c.int_val(0);
+  z3::expr best = num_.small(0);
   for (int j = n - 1; j >= 0; --j) {
     z3::expr least = cand[j];
     for (int k = 0; k < n; ++k)
@@ -319,26 +319,27 @@ z3::expr Model::pick_eevdf(const SymState& s, bool protect) {
         least =
             least && z3::implies(cand[k], num_.lt(s.e[j].d, s.e[k].d) ||
                                               (s.e[j].d == s.e[k].d && s.e[j].seq < s.e[k].seq));
-    best = z3::ite(least, id_val(c, j), best);
+    best = z3::ite(least, id_val(num_, j), best);
   }
   // Step 6: curr, if eligible, wins with a strictly earlier deadline (or with no other choice).
   z3::expr pick = best;
-  z3::expr only = c.int_val(0);
+  z3::expr only = num_.small(0);
   for (int j = n - 1; j >= 0; --j) {
     z3::expr beats = elig[j];
     for (int k = 0; k < n; ++k)
       if (k != j) beats = beats && z3::implies(cand[k], num_.lt(s.e[j].d, s.e[k].d));
-    pick = z3::ite(s.curr == j + 1 && beats, id_val(c, j), pick);
+    pick = z3::ite(s.curr == j + 1 && beats, id_val(num_, j), pick);
     // Step 4: protected curr.
-    if (protect) pick = z3::ite(s.curr == j + 1 && elig[j] && protect_slice(s), id_val(c, j), pick);
-    only = z3::ite(queued(s.e[j]), id_val(c, j), only);
+    if (protect)
+      pick = z3::ite(s.curr == j + 1 && elig[j] && protect_slice(s), id_val(num_, j), pick);
+    only = z3::ite(queued(s.e[j]), id_val(num_, j), only);
   }
   return z3::ite(count == 1, only, pick);  // step 1
 }
 
 SymState Model::set_next_entity(const SymState& s, int i) {
   SymState t = put_prev_entity(s);
-  t.curr = num_.ctx().int_val(i + 1);
+  t.curr = num_.small(i + 1);
   t = set_protect_slice(t, i);
   return select(s.curr == i + 1, s, t);  // the same task: nothing is re-armed
 }
@@ -430,9 +431,8 @@ SymState Model::set_slice(const SymState& s, int i, const z3::expr& r) {
 }
 
 SymState Model::yield_task(const SymState& s) {
-  z3::context& c = num_.ctx();
-  z3::expr count = c.int_val(0);
-  for (const SymEntity& x : s.e) count = count + z3::ite(queued(x), c.int_val(1), c.int_val(0));
+  z3::expr count = num_.small(0);
+  for (const SymEntity& x : s.e) count = count + z3::ite(queued(x), num_.small(1), num_.small(0));
   SymState out = s;
   for (int i = 0; i < s.n(); ++i) {
     SymState t = s;

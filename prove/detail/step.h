@@ -13,7 +13,7 @@
 
 namespace vlag::prove::detail {
 
-/// The operations a step may choose, in this order (the Int value of Choice::kind).
+/// The operations a step may choose, in this order (the value of Choice::kind).
 enum class StepKind : int {
   Enqueue,
   Dequeue,
@@ -28,10 +28,10 @@ enum class StepKind : int {
 };
 
 struct Choice {
-  z3::expr kind;    // Int, a StepKind
-  z3::expr target;  // Int, task id 1..N
+  z3::expr kind;    // small, a StepKind
+  z3::expr target;  // small, task id 1..N
   z3::expr delta;   // Num, ns (Run)
-  z3::expr weight;  // Int (Reweight)
+  z3::expr weight;  // small (Reweight)
   z3::expr slice;   // Num, 0 = base slice (SetSlice)
   z3::expr sleep;   // Bool (Dequeue)
 };
