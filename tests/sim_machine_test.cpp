@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "checker/run.h"
+#include "machine_helpers.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
 #include "sim/composite.h"
@@ -131,14 +132,6 @@ TEST(SimMachine, OnlyASleepingEntityIsDetached) {
 // ---------------------------------------------------------------------------------------------
 // Machines
 
-MachineConfig config(int cpus, Placement placement = Placement::Idle) {
-  MachineConfig c;
-  c.params = make_params(preset_by_name("linux-6.18"), 250, cpus);
-  c.placement = placement;
-  c.switch_cost_ns = 1'000;
-  return c;
-}
-
 // n hogs created and woken on CPU 0 with prev placement: only balancing can spread them.
 class HogsOnCpu0 : public Workload {
  public:
@@ -159,7 +152,7 @@ class HogsOnCpu0 : public Workload {
 TEST(SimMachine, LoadBalancingEvensOutHogsStartedOnOneCpu) {
   const int64_t T = 2'000'000'000;
   for (const bool balance : {true, false}) {
-    MachineConfig c = config(4, Placement::Prev);
+    MachineConfig c = testing::test_machine(4, Placement::Prev);
     c.balance = balance;
     HogsOnCpu0 w(8);
     Machine m(c);
@@ -233,7 +226,7 @@ TEST(SimMachine, MigratingBalancedRunTracesPassTheChecker) {
     } else {
       w = std::make_unique<HogsOnCpu0>(5);
     }
-    MachineConfig c = config(2, cyclic ? Placement::Idle : Placement::Prev);
+    MachineConfig c = testing::test_machine(2, cyclic ? Placement::Idle : Placement::Prev);
     c.trace_dir = dir;
     Machine m(c);
     const MachineStats st = m.run(*w, 200'000'000);
@@ -268,7 +261,7 @@ TEST(SimMachine, SameSeedGivesTheSameTraceBytes) {
   const auto traces = [](const std::string& name) {
     const std::string dir = (std::filesystem::temp_directory_path() / name).string();
     std::filesystem::remove_all(dir);
-    MachineConfig c = config(3, Placement::SisShort);
+    MachineConfig c = testing::test_machine(3, Placement::SisShort);
     c.trace_dir = dir;
     c.seed = 7;
     run_hackbench(c, busy_hackbench());
@@ -313,7 +306,7 @@ TEST(SimMachine, SisShortPlacementRule) {
 // on four CPUs, receivers reading faster than senders write (so they sleep and are woken).
 
 HackbenchRun hackbench_under(Policy policy, Placement placement, int latency_nice = 0) {
-  MachineConfig c = config(4, placement);
+  MachineConfig c = testing::test_machine(4, placement);
   c.policy = policy;
   HackbenchConfig h = busy_hackbench();
   h.options.latency_nice = {latency_nice};
@@ -373,7 +366,7 @@ class Ring : public Workload {
 TEST(SimMachine, SisShortCutsCrossCpuWakeupsOfShortWakers) {
   const auto run = [](Placement p) {
     Ring w;
-    Machine m(config(2, p));
+    Machine m(testing::test_machine(2, p));
     const MachineStats st = m.run(w, 100'000'000);
     EXPECT_GT(st.wakeups, 1000);
     return st;

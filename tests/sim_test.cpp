@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "checker/run.h"
+#include "machine_helpers.h"
 #include "sim/composite.h"
 #include "sim/cyclictest.h"
 #include "sim/hackbench.h"
@@ -14,15 +15,6 @@
 
 namespace vlag::sim {
 namespace {
-
-MachineConfig config(int cpus, Placement placement = Placement::Prev, std::string trace_dir = "") {
-  MachineConfig c;
-  c.params = make_params(preset_by_name("linux-6.18"), 250, cpus);
-  c.placement = placement;
-  c.switch_cost_ns = 1'000;
-  c.trace_dir = std::move(trace_dir);
-  return c;
-}
 
 HackbenchConfig small_hackbench() {
   HackbenchConfig c;
@@ -34,7 +26,7 @@ HackbenchConfig small_hackbench() {
 
 std::string run_hackbench(int cpus, Placement placement, int64_t* end_ns = nullptr) {
   Hackbench w(small_hackbench());
-  Machine m(config(cpus, placement));
+  Machine m(testing::test_machine(cpus, placement));
   const MachineStats st = m.run(w, 10'000'000'000);
   EXPECT_TRUE(w.finished());
   if (end_ns) *end_ns = st.end_ns;
@@ -55,7 +47,7 @@ TEST(Sim, HogsGetWeightProportionalSharesPerCpu) {
   TaskOptions o;
   o.nice = {0, 0, 5, 3, -2};
   Hogs w(5, o);
-  Machine m(config(2));
+  Machine m(testing::test_machine(2, Placement::Prev));
   const int64_t T = 2'000'000'000;
   m.run(w, T);
   for (int c = 0; c < 2; ++c) {
@@ -89,7 +81,7 @@ TEST(Sim, EveryPerCpuTraceOfEveryWorkloadAndPolicyPassesTheChecker) {
       const int cpus = workload.size() % 2 == 0 ? 2 : 3;
       std::filesystem::remove_all(dir);
       ScenarioConfig c;
-      c.machine = config(cpus, Placement::SisShort, dir);
+      c.machine = testing::test_machine(cpus, Placement::SisShort, dir);
       c.machine.policy = policy_by_name(policy);
       c.workload = workload;
       c.limit_ns = 150'000'000;
@@ -136,7 +128,7 @@ TEST(Sim, CfsPerCpuTracesOfMigratingRunsPassTheCfsChecks) {
   for (const std::string policy : {"cfs", "cfs-latency-nice"}) {
     std::filesystem::remove_all(dir);
     ScenarioConfig c;
-    c.machine = config(3, Placement::Idle, dir);
+    c.machine = testing::test_machine(3, Placement::Idle, dir);
     c.machine.policy = policy_by_name(policy);
     c.workload = "hackbench+cyclictest";
     c.limit_ns = 150'000'000;
@@ -168,7 +160,7 @@ TEST(Sim, CyclictestLatenciesAreFiniteAndNonNegative) {
   load.add("cyclictest", std::make_unique<Cyclictest>(c));
   load.add("background", std::make_unique<Hogs>(4, TaskOptions{}));
   const auto& w = dynamic_cast<const Cyclictest&>(*load.parts()[0].bench);
-  Machine m(config(2));
+  Machine m(testing::test_machine(2, Placement::Prev));
   m.run(load, 1'000'000'000);
   for (const Task* t : w.threads()) {
     EXPECT_GT(t->latency.count, 900) << t->attrs.name;

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "checker/run.h"
+#include "machine_helpers.h"
 #include "sim/composite.h"
 #include "sim/hackbench.h"
 #include "sim/hogs.h"
@@ -17,14 +18,6 @@
 
 namespace vlag::sim {
 namespace {
-
-MachineConfig machine(int cpus, Placement placement = Placement::Idle) {
-  MachineConfig c;
-  c.params = make_params(preset_by_name("linux-6.18"), 250, cpus);
-  c.placement = placement;
-  c.switch_cost_ns = 1'000;
-  return c;
-}
 
 double metric(const ScenarioResult& r, const std::string& name) {
   for (const Metric& m : r.metrics)
@@ -42,7 +35,7 @@ TEST(SimWorkloads, PipesBlockSendersWhenFullAndResume) {
   c.capacity_bytes = 3 * kHackbenchMessageBytes + 99;  // room for 3 messages, not 4
   c.recv_ns = 10'000;
   Hackbench w(c);
-  Machine m(machine(1));
+  Machine m(testing::test_machine(1, Placement::Idle));
   m.run(w, 10'000'000'000);
   EXPECT_EQ(w.capacity_messages(), 3);
   EXPECT_GT(w.counters().sender_blocks, 0);
@@ -63,7 +56,7 @@ RC_GTEST_PROP(SimWorkloads, HackbenchReadsEveryMessageWithinCapacity, ()) {
   c.recv_ns = *rc::gen::inRange<int64_t>(500, 20'000);
   const int cpus = *rc::gen::inRange(1, 5);
   Hackbench w(c);
-  Machine m(machine(cpus));
+  Machine m(testing::test_machine(cpus, Placement::Idle));
   m.run(w, 100'000'000'000);
   RC_ASSERT(w.finished());
   RC_ASSERT(w.counters().messages_read == int64_t{c.groups} * c.fds * c.fds * c.loops);
@@ -77,9 +70,9 @@ TEST(SimWorkloads, HackbenchTimeScalesDownWithTwoCpus) {
   c.groups = 2;
   c.fds = 5;
   c.loops = 40;
-  c.machine = machine(1);
+  c.machine = testing::test_machine(1, Placement::Idle);
   const double one = metric(run_scenario(c), "hackbench.time");
-  c.machine = machine(2);
+  c.machine = testing::test_machine(2, Placement::Idle);
   const ScenarioResult two = run_scenario(c);
   EXPECT_LT(metric(two, "hackbench.time"), one);
   EXPECT_GT(metric(two, "hackbench.time"), one / 2.5);  // two CPUs cannot do much better than half
@@ -94,7 +87,7 @@ TEST(SimWorkloads, SchbenchPercentilesAreOrderedAndRpsMatchesRequests) {
   c.workers = 6;  // more workers than CPUs: wakeups wait
   c.request_ns = 3'000'000;
   Schbench w(c);
-  Machine m(machine(2));
+  Machine m(testing::test_machine(2, Placement::Idle));
   const MachineStats st = m.run(w, 3'000'000'000);
   for (const LatencyStats* l : {&w.wakeup(), &w.request()}) {
     ASSERT_GT(l->count, 100);
@@ -122,7 +115,7 @@ TEST(SimWorkloads, SchbenchPercentilesAreOrderedAndRpsMatchesRequests) {
 TEST(SimWorkloads, SchbenchMetricsAreOrdered) {
   ScenarioConfig c;
   c.workload = "schbench";
-  c.machine = machine(2);
+  c.machine = testing::test_machine(2, Placement::Idle);
   c.limit_ns = 2'000'000'000;
   c.schbench.workers = 4;
   c.schbench.request_ns = 2'000'000;
@@ -144,7 +137,7 @@ TEST(SimWorkloads, CyclictestHistogramCountsSumToLoops) {
   for (const int buckets : {1000, 3}) {  // 3 µs: most wakeups behind hogs overflow
     ScenarioConfig c;
     c.workload = "cyclictest";
-    c.machine = machine(2);
+    c.machine = testing::test_machine(2, Placement::Idle);
     c.tasks = 2;
     c.hogs = 2;
     c.cyclictest.loops = 400;
@@ -181,7 +174,7 @@ TEST(SimWorkloads, RtAppPeriodicTaskRunsLoopTimesAtItsPeriod) {
   })",
                                     "periodic.json");
   RtApp w(c, "rtapp", {});
-  Machine m(machine(1));
+  Machine m(testing::test_machine(1, Placement::Idle));
   const MachineStats st = m.run(w, 10'000'000'000);
   ASSERT_EQ(w.instances().size(), 1u);
   const RtApp::Instance& in = w.instances()[0];
@@ -203,7 +196,7 @@ TEST(SimWorkloads, RtAppKeepsItsPeriodBesideAHog) {
   })",
                                     "hog.json");
   RtApp w(c, "rtapp", {});
-  Machine m(machine(1));
+  Machine m(testing::test_machine(1, Placement::Idle));
   m.run(w, 1'000'000'000);
   for (const RtApp::Instance& in : w.instances()) {
     if (in.spec->name != "p") continue;
@@ -266,7 +259,7 @@ TEST(SimWorkloads, RtAppAcceptsCommentsAndPhases) {
   EXPECT_EQ(c.tasks[0].phases[0].events.size(), 2u);
   EXPECT_TRUE(c.tasks[0].phases[1].events[1].relative);
   RtApp w(c, "rtapp", {});
-  Machine m(machine(1));
+  Machine m(testing::test_machine(1, Placement::Idle));
   m.run(w, 1'000'000'000);
   EXPECT_TRUE(w.finished());
   EXPECT_EQ(w.instances()[0].stats.loops, 2);
@@ -277,7 +270,7 @@ TEST(SimWorkloads, RtAppAcceptsCommentsAndPhases) {
 TEST(SimWorkloads, CompositionRunsBothAndGroupSettingsReachTheirTasks) {
   ScenarioConfig c;
   c.workload = "hackbench+cyclictest";
-  c.machine = machine(2);
+  c.machine = testing::test_machine(2, Placement::Idle);
   c.groups = 2;
   c.fds = 4;
   c.loops = 100;
@@ -313,7 +306,7 @@ TEST(SimWorkloads, CompositionRunsBothAndGroupSettingsReachTheirTasks) {
 TEST(SimWorkloads, PerTaskListsCycleWithinEachWorkload) {
   ScenarioConfig c;
   c.workload = "hogs";
-  c.machine = machine(1);
+  c.machine = testing::test_machine(1, Placement::Idle);
   c.limit_ns = 100'000'000;
   c.tasks = 3;
   c.hogs = 1;
@@ -333,7 +326,7 @@ TEST(SimWorkloads, PerTaskListsCycleWithinEachWorkload) {
 
 TEST(SimWorkloads, BadWorkloadsAndGroupSettingsAreErrors) {
   ScenarioConfig c;
-  c.machine = machine(1);
+  c.machine = testing::test_machine(1, Placement::Idle);
   for (const char* w : {"hackbench+nosuch", "hackbench+hackbench", "rtapp", ""}) {
     c.workload = w;
     EXPECT_THROW(run_scenario(c), Error) << w;
@@ -346,7 +339,7 @@ TEST(SimWorkloads, BadWorkloadsAndGroupSettingsAreErrors) {
 TEST(SimWorkloads, SameSeedGivesTheSameMetrics) {
   ScenarioConfig c;
   c.workload = "hackbench+schbench";
-  c.machine = machine(2);
+  c.machine = testing::test_machine(2, Placement::Idle);
   c.machine.seed = 7;
   c.groups = 2;
   c.fds = 4;
@@ -370,7 +363,7 @@ TEST(SimWorkloads, ComposedRunTracesPassTheChecker) {
   std::filesystem::remove_all(dir);
   ScenarioConfig c;
   c.workload = "hackbench+schbench+cyclictest";
-  c.machine = machine(2);
+  c.machine = testing::test_machine(2, Placement::Idle);
   c.machine.trace_dir = dir;
   c.groups = 1;
   c.fds = 4;
