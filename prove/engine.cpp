@@ -176,8 +176,8 @@ class Prover {
     return u;
   }
 
-  // Adds step k to u and asks whether it can violate the invariant. On unsat the step is kept
-  // as a hypothesis (the invariant and its lemma hold after it) for the induction unrolling.
+  // Adds step k to u and asks whether it can violate the invariant. On unsat the step is kept,
+  // with what it established as a hypothesis for the steps after it.
   z3::check_result extend(Unrolling& u, int k, const char* phase) {
     num_.set_scope(u.scope);
     const std::string tag = (u.scope == 0 ? "s" : "t") + std::to_string(k);
@@ -198,11 +198,13 @@ class Prover {
       return res;
     }
     u.solver.pop();
-    if (u.scope == 0 || u.scope == 1) {
-      u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
+    // What step k established holds from here on: the induction hypothesis (k-induction), and a
+    // hint for the deeper BMC depths, which it speeds up. BMC assumes the lemma only where the
+    // violation above included it, so where it was checked, not merely assumed.
+    u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
+    if (u.scope == 1 || (info_.inductive && o_.induction))
       u.solver.add(lemma(model_, o_.invariant, next));
-      add_definitions(u.solver);
-    }
+    add_definitions(u.solver);
     u.steps.push_back(ch);
     u.last = next;
     return res;
