@@ -112,11 +112,12 @@ class Prover {
     return r;
   }
 
-  // The violation of step b → a. The quotients it defines are asserted for good, outside the
-  // push: they are functions of the state, so they constrain nothing else.
+  // The violation of step b → a: the invariant, or the lemma (the structural domain at least)
+  // that later steps assume. The quotients it defines are asserted for good, outside the push:
+  // they are functions of the state, so they constrain nothing else.
   z3::expr violation(z3::solver& s, const SymState& b, const Choice& c, const SymState& a) {
     z3::expr v = bad(model_, o_.invariant, b, c, a);
-    if (info_.inductive && o_.induction) v = v || !lemma(model_, o_.invariant, a);
+    v = v || !lemma(model_, o_.invariant, a);
     add_definitions(s);
     return v;
   }
@@ -199,11 +200,10 @@ class Prover {
     }
     u.solver.pop();
     // What step k established holds from here on: the induction hypothesis (k-induction), and a
-    // hint for the deeper BMC depths, which it speeds up. BMC assumes the lemma only where the
-    // violation above included it, so where it was checked, not merely assumed.
+    // hint that speeds up the deeper BMC depths (the lemma, the structural domain at least, was
+    // part of the violation just refuted: checked, not merely assumed).
     u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
-    if (u.scope == 1 || (info_.inductive && o_.induction))
-      u.solver.add(lemma(model_, o_.invariant, next));
+    u.solver.add(lemma(model_, o_.invariant, next));
     add_definitions(u.solver);
     u.steps.push_back(ch);
     u.last = next;
