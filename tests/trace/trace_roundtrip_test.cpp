@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "op_gen.h"
+#include "tests/support/op_gen.h"
 #include "trace/observer.h"
 #include "trace/reader.h"
 #include "trace/writer.h"

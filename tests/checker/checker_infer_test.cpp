@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "checker/infer.h"
-#include "trace_helpers.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::checker {
 namespace {

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "cfs_helpers.h"
+#include "tests/support/cfs_helpers.h"
 #include "checker/run.h"
-#include "op_gen.h"
+#include "tests/support/op_gen.h"
 #include "sim/cfs/runqueue.h"
 #include "spec/cfs_policy.h"
 #include "spec/error.h"

@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "op_gen.h"
+#include "tests/support/op_gen.h"
 #include "reference/invariants.h"
 #include "reference/round_trip.h"
 #include "reference/runqueue.h"
-#include "rq_helpers.h"
+#include "tests/support/rq_helpers.h"
 #include "spec/error.h"
 
 namespace vlag::reference {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "reference/invariants.h"
-#include "rq_helpers.h"
+#include "tests/support/rq_helpers.h"
 #include "spec/error.h"
 
 namespace vlag::reference {

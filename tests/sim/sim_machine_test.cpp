@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "checker/run.h"
-#include "machine_helpers.h"
+#include "tests/support/machine_helpers.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
 #include "sim/composite.h"
@@ -19,7 +19,7 @@
 #include "spec/weights.h"
 #include "trace/input_error.h"
 #include "trace/observer.h"
-#include "trace_helpers.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::sim {
 namespace {

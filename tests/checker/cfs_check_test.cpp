@@ -6,7 +6,7 @@
 #include <regex>
 #include <sstream>
 
-#include "cfs_helpers.h"
+#include "tests/support/cfs_helpers.h"
 #include "checker/run.h"
 #include "sim/cfs/runqueue.h"
 #include "spec/cfs_policy.h"

@@ -5,7 +5,7 @@
 
 #include "trace/event.h"
 #include "trace/input_error.h"
-#include "trace_helpers.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::checker {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "trace/input_error.h"
-#include "trace_helpers.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::trace {
 namespace {

@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "op_gen.h"
+#include "tests/support/op_gen.h"
 #include "optimized/runqueue.h"
 #include "trace/reader.h"
-#include "trace_helpers.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::checker {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rq_helpers.h"
+#include "tests/support/rq_helpers.h"
 
 namespace vlag::reference {
 

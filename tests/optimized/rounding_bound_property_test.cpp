@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "op_gen.h"
+#include "tests/support/op_gen.h"
 #include "reference/runqueue.h"
 #include "spec/error.h"
 

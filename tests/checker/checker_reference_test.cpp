@@ -5,8 +5,8 @@
 
 #include <regex>
 
-#include "op_gen.h"
-#include "trace_helpers.h"
+#include "tests/support/op_gen.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::checker {
 namespace {

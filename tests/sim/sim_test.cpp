@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "checker/run.h"
-#include "machine_helpers.h"
+#include "tests/support/machine_helpers.h"
 #include "sim/composite.h"
 #include "sim/cyclictest.h"
 #include "sim/hackbench.h"

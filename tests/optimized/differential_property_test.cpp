@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "op_gen.h"
+#include "tests/support/op_gen.h"
 #include "optimized/differential.h"
 
 namespace vlag::optimized {

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "checker/run.h"
-#include "machine_helpers.h"
+#include "tests/support/machine_helpers.h"
 #include "sim/composite.h"
 #include "sim/hackbench.h"
 #include "sim/hogs.h"
@@ -356,7 +356,7 @@ TEST(SimWorkloads, SameSeedGivesTheSameMetrics) {
 }
 
 // The composed workloads' per-CPU traces pass the checker on every invariant, as
-// tests/sim_test.cpp checks them for single workloads.
+// tests/sim/sim_test.cpp checks them for single workloads.
 TEST(SimWorkloads, ComposedRunTracesPassTheChecker) {
   const std::string dir =
       (std::filesystem::temp_directory_path() / "vlag-sim-workloads-traces").string();

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "trace/perfetto.h"
-#include "trace_helpers.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::trace {
 namespace {

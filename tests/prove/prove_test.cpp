@@ -14,7 +14,7 @@
 
 #include "checker/checker.h"
 #include "checker/run.h"
-#include "op_gen.h"
+#include "tests/support/op_gen.h"
 #include "prove/agreement.h"
 #include "prove/replay.h"
 #include "trace/reader.h"
