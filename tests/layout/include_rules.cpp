@@ -70,8 +70,8 @@ class Checker {
       const std::string target = m[2];
       const std::string at = rel + ":" + std::to_string(n) + ": includes " + m[1].str() + target +
                              (m[1] == "<" ? ">" : "\"") + ": ";
-      if (target == "z3++.h") {
-        z3(from, at);
+      if (target == r_.homed_header) {
+        homed(from, at);
         continue;
       }
       if (m[1] == "<") continue;  // a system or third-party header
@@ -88,13 +88,13 @@ class Checker {
   }
 
  private:
-  // z3++.h: in the sources of its home and the headers of its detail/, never its public headers.
-  void z3(const std::vector<std::string>& from, const std::string& at) {
-    const bool home = from[0] == r_.z3_home;
+  // In the sources of its home and the headers of its detail/, never in its public headers.
+  void homed(const std::vector<std::string>& from, const std::string& at) {
+    const std::string& home = r_.header_home;
     const bool public_header = from.size() == 2 && is_header(from[1]);
-    if (!home || public_header)
-      out_.push_back(at + "z3++.h belongs to " + r_.z3_home + "/ sources and " + r_.z3_home +
-                     "/detail/ only (its public headers are free of Z3)");
+    if (from[0] != home || public_header)
+      out_.push_back(at + r_.homed_header + " belongs to " + home + "/ sources and " + home +
+                     "/detail/ only (its public headers are free of it)");
   }
 
   void quoted(const FolderRule& row, const std::string& rel, const std::string& target,
