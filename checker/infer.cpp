@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "checker/smt/arbiter.h"
+#include "smt/arbiter.h"
 #include "spec/weights.h"
 #include "trace/reader.h"
 

@@ -6,8 +6,8 @@
 
 #include "checker/cfs_check.h"
 #include "checker/checker.h"
-#include "checker/smt/arbiter.h"
 #include "checker/window.h"
+#include "smt/arbiter.h"
 #include "spec/cfs_policy.h"
 #include "spec/error.h"
 #include "trace/reader.h"
@@ -86,7 +86,7 @@ Report check(const std::vector<Source>& sources, const CheckOptions& options) {
     for (size_t i = first; i < report.violations.size() && i < options.max_evidence; ++i) {
       Violation& v = report.violations[i];
       if (options.arbiter) {
-        const smt::Verdict verdict = smt::arbitrate(v.witness);
+        const smt::Arbitration verdict = smt::arbitrate(smt_script(v.witness, "arbiter", false));
         v.z3_sat = verdict.sat;
         if (!verdict.error.empty()) v.window_note = verdict.error;
       }

@@ -1,7 +1,7 @@
-// The arithmetic behind one violation, as SMT-LIB2 text that the Z3 arbiter (checker/smt/)
+// The arithmetic behind one violation, as SMT-LIB2 text that the Z3 arbiter (smt/arbiter.h)
 // re-checks: constants with the values read from the trace, the SPEC.md definitions relating
 // them, and the claim that the invariant fails. `sat` confirms the violation. Built from plain
-// strings so that nothing outside checker/smt/ depends on Z3.
+// strings so that nothing outside smt/ depends on Z3.
 #pragma once
 
 #include <string>

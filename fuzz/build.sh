@@ -21,7 +21,7 @@ library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp ref
          trace/sched_debug.cpp checker/snapshot_check.cpp checker/kernel_service.cpp
          trace/event.cpp trace/reader.cpp trace/writer.cpp checker/checker.cpp checker/service.cpp
          checker/view.cpp checker/witness.cpp checker/run.cpp checker/window.cpp checker/infer.cpp
-         checker/smt/arbiter.cpp sim/latency_histogram.cpp sim/placement.cpp sim/machine.cpp
+         smt/arbiter.cpp sim/latency_histogram.cpp sim/placement.cpp sim/machine.cpp
          sim/task_options.cpp sim/rtapp_config.cpp sim/rtapp.cpp checker/cfs_check.cpp
          sim/cfs/tunables.cpp sim/cfs/runqueue.cpp sim/policy.cpp checker/shadow.cpp)
 objects=()

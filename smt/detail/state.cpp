@@ -1,6 +1,6 @@
-#include "prove/detail/state.h"
+#include "smt/detail/state.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 
 SymState fresh_state(Numbers& num, int n, const std::string& p) {
   z3::context& c = num.ctx();
@@ -86,4 +86,4 @@ z3::expr min_slice(Numbers& num, const SymState& s, const z3::expr& none) {
   return m;
 }
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

@@ -8,10 +8,10 @@
 
 #include <string>
 
-#include "prove/detail/state.h"
-#include "prove/prove.h"
+#include "smt/detail/state.h"
+#include "smt/engine.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 
 /// The operations a step may choose, in this order (the value of Choice::kind).
 enum class StepKind : int {
@@ -104,4 +104,4 @@ class Model {
   std::vector<z3::expr> extra_defs_;
 };
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

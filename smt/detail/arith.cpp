@@ -1,10 +1,10 @@
-#include "prove/detail/arith.h"
+#include "smt/detail/arith.h"
 
 #include <bit>
 
 #include "spec/weights.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 namespace {
 
 constexpr unsigned kBits = 64;
@@ -180,4 +180,4 @@ std::vector<z3::expr> Numbers::take_definitions() {
   return d;
 }
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

@@ -15,9 +15,9 @@
 #include <tuple>
 #include <vector>
 
-#include "prove/prove.h"
+#include "smt/engine.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 
 /// A weight sum Σ_{cond} w: the divisor of avg_vruntime, lag inflation and the fluid clock.
 struct WeightSum {
@@ -95,4 +95,4 @@ class Numbers {
   int fresh_ = 0;
 };
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

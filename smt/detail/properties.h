@@ -10,9 +10,9 @@
 
 #include <string>
 
-#include "prove/detail/step.h"
+#include "smt/detail/step.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 
 /// The step before → after under choice `ch` violates `id`. `steady`: the THM driver's step.
 z3::expr bad(Model& m, const std::string& id, const SymState& before, const Choice& ch,
@@ -25,4 +25,4 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s);
 /// Does the preset promise `id` at all (SPEC.md §6 "Holds")?
 bool promised_by(const Preset& p, const std::string& id);
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

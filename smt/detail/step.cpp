@@ -1,8 +1,8 @@
-#include "prove/detail/step.h"
+#include "smt/detail/step.h"
 
 #include "spec/weights.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 namespace {
 
 constexpr int64_t kNoSlice = int64_t{1} << 40;  // larger than any slice: min_slice of ∅
@@ -561,4 +561,4 @@ z3::expr Model::steady_transition(const SymState& s, const Choice& ch, const Sym
   return r;
 }
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

@@ -1,10 +1,10 @@
-#include "prove/detail/decode.h"
+#include "smt/detail/decode.h"
 
 #include <gmpxx.h>
 
 #include "spec/weights.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 namespace {
 
 int64_t as_int(Numbers& num, const z3::model& m, const z3::expr& x) {
@@ -111,4 +111,4 @@ StateValues state_values(Numbers& num, const z3::model& m, const SymState& s) {
   return out;
 }
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

@@ -1,21 +1,21 @@
-// BMC with iterative deepening and k-induction over the symbolic model (prove/detail/).
+// BMC with iterative deepening and k-induction over the symbolic model (smt/detail/).
 // Depth k of BMC asks: is there a schedule of k steps from creation whose last step violates
 // the invariant? Depths are tried in order, so the first counterexample is a shortest one.
 // k-induction asks: can k steps that keep the invariant (and its lemma) from *any* state be
 // followed by one that breaks it? If not, and BMC found nothing up to k, it holds at every depth.
+#include "smt/engine.h"
+
 #include <z3++.h>
 
 #include <chrono>
 #include <optional>
 #include <thread>
 
-#include "prove/detail/decode.h"
-#include "prove/detail/properties.h"
-#include "prove/prove.h"
-#include "prove/replay.h"
+#include "smt/detail/decode.h"
+#include "smt/detail/properties.h"
 #include "spec/error.h"
 
-namespace vlag::prove {
+namespace vlag::smt {
 namespace {
 
 using namespace detail;
@@ -272,24 +272,13 @@ class Prover {
     }
     r.verdict = Verdict::Counterexample;
     r.depth = k;
-    r.cex = counterexample(decode(num_, m, b.first, b.steps, info_.steady));
+    Counterexample c;
+    c.ops = decode(num_, m, b.first, b.steps, info_.steady);
+    c.violated_step = static_cast<int>(c.ops.size()) - 1;
+    c.promised = promised_by(o_.params.preset, o_.invariant);
+    r.cex = std::move(c);
     fill(r);
     return r;
-  }
-
-  Counterexample counterexample(std::vector<Op> ops) const {
-    Counterexample c;
-    const Replay rp = replay(o_, ops, info_.steady);
-    c.reference_agrees = rp.step.has_value();
-    c.violated_step = rp.step.value_or(static_cast<int>(ops.size()) - 1);
-    c.detail = rp.step ? rp.detail
-                       : "the exact reference does not flag " + o_.invariant +
-                             " on this schedule (a violation of the symbolic model only)";
-    c.promised = rp.step ? rp.promised && promised_by(o_.params.preset, o_.invariant)
-                         : promised_by(o_.params.preset, o_.invariant);
-    c.lag_reached = rp.lag_reached;
-    c.ops = std::move(ops);
-    return c;
   }
 
   const Options& o_;
@@ -342,11 +331,11 @@ void validate(const Options& o) {
   if (o.max_delta_ns < 0) throw Error("prove: --max-delta must be ≥ 0");
 }
 
-Result run(const Options& o, const std::function<void(const Progress&)>& progress,
-           std::atomic<bool>* stop) {
+Result search(const Options& o, const std::function<void(const Progress&)>& progress,
+              std::atomic<bool>* stop) {
   validate(o);
   Prover p(o, progress, stop);
   return p.run();
 }
 
-}  // namespace vlag::prove
+}  // namespace vlag::smt

@@ -1,27 +1,24 @@
-// The Z3 arbiter: re-checks a violation's witness with Z3 over exact integers, reals and 64-bit
-// bit-vectors. This folder is the only place in vlag that includes z3++.h.
+// The Z3 arbiter of `vlag check`: decides SMT-LIB2 scripts that the checker writes as plain text
+// (checker/witness.h: a violation's witness; checker/infer.cpp: the weights of a trace), over
+// exact integers, reals and 64-bit bit-vectors. Takes and returns strings only, so that nothing
+// outside smt/ depends on Z3.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "checker/witness.h"
+namespace vlag::smt {
 
-namespace vlag::checker::smt {
-
-struct Verdict {
+struct Arbitration {
   bool sat = false;
   std::string model;  // Z3's model when sat
   std::string error;  // Z3's message when the script did not parse or Z3 gave up
 };
 
-/// Parses the witness's SMT-LIB2 script with Z3 and checks it.
-Verdict arbitrate(const Witness& w);
-
-}  // namespace vlag::checker::smt
-
-namespace vlag::checker::smt {
+/// Parses an SMT-LIB2 script (declarations and assertions, no commands) and checks it: `sat`
+/// confirms the claim the script asserts.
+Arbitration arbitrate(const std::string& script);
 
 struct Answer {
   bool sat = false;
@@ -35,4 +32,4 @@ struct Answer {
 Answer solve(const std::string& script, const std::vector<std::string>& assumptions,
              const std::vector<std::string>& read);
 
-}  // namespace vlag::checker::smt
+}  // namespace vlag::smt

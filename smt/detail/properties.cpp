@@ -1,6 +1,6 @@
-#include "prove/detail/properties.h"
+#include "smt/detail/properties.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 namespace {
 
 z3::expr kind_is(const Choice& ch, StepKind k) { return ch.kind == static_cast<int>(k); }
@@ -222,4 +222,4 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
   return r;
 }
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

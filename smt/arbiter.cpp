@@ -1,15 +1,15 @@
-#include "checker/smt/arbiter.h"
+#include "smt/arbiter.h"
 
 #include <z3++.h>
 
-namespace vlag::checker::smt {
+namespace vlag::smt {
 
-Verdict arbitrate(const Witness& w) {
-  Verdict v;
+Arbitration arbitrate(const std::string& script) {
+  Arbitration v;
   try {
     z3::context ctx;
     z3::solver solver(ctx);
-    solver.from_string(smt_script(w, "arbiter", false).c_str());
+    solver.from_string(script.c_str());
     const z3::check_result r = solver.check();
     v.sat = r == z3::sat;
     if (v.sat) v.model = solver.get_model().to_string();
@@ -20,9 +20,9 @@ Verdict arbitrate(const Witness& w) {
   return v;
 }
 
-}  // namespace vlag::checker::smt
+}  // namespace vlag::smt
 
-namespace vlag::checker::smt {
+namespace vlag::smt {
 
 Answer solve(const std::string& script, const std::vector<std::string>& assumptions,
              const std::vector<std::string>& read) {
@@ -56,4 +56,4 @@ Answer solve(const std::string& script, const std::vector<std::string>& assumpti
   return a;
 }
 
-}  // namespace vlag::checker::smt
+}  // namespace vlag::smt

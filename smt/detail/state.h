@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "prove/detail/arith.h"
+#include "smt/detail/arith.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 
 inline constexpr int kSleeping = 0, kQueued = 1, kDelayed = 2;
 
@@ -54,4 +54,4 @@ z3::expr eligible(Numbers& num, const SymState& s, int i);
 /// minslice over Q (§2), with `none` when Q is empty.
 z3::expr min_slice(Numbers& num, const SymState& s, const z3::expr& none);
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail

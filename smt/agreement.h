@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "prove/prove.h"
+#include "smt/engine.h"
 
-namespace vlag::prove {
+namespace vlag::smt {
 
 /// ops: Create for tasks 1..o.tasks first, then any operations the model has (no Exit or late
 /// Create); those the reference rejects are skipped. Returns the first
 /// field on which the symbolic state after an operation differs from the reference's.
 std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops);
 
-}  // namespace vlag::prove
+}  // namespace vlag::smt

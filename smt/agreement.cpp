@@ -1,12 +1,12 @@
-#include "prove/agreement.h"
+#include "smt/agreement.h"
 
 #include <z3++.h>
 
-#include "prove/detail/step.h"
 #include "reference/runqueue.h"
+#include "smt/detail/step.h"
 #include "spec/error.h"
 
-namespace vlag::prove {
+namespace vlag::smt {
 namespace {
 
 using namespace detail;
@@ -152,4 +152,4 @@ std::optional<std::string> disagreement(const Options& o, const std::vector<Op>&
   return disagreement_with<reference::Runqueue>(o, ops);
 }
 
-}  // namespace vlag::prove
+}  // namespace vlag::smt

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "prove/detail/step.h"
-#include "prove/prove.h"
+#include "smt/detail/step.h"
+#include "smt/engine.h"
 
-namespace vlag::prove::detail {
+namespace vlag::smt::detail {
 
 /// The schedule from creation: create ops for s0's entities, the steady driver's joins when
 /// `steady`, then one op per step (pick and run for each steady step).
@@ -25,4 +25,4 @@ std::string step_text(Numbers& num, const z3::model& m, const Choice& step, bool
 /// from the solver, which defines it only where a formula asked for it.
 StateValues state_values(Numbers& num, const z3::model& m, const SymState& s);
 
-}  // namespace vlag::prove::detail
+}  // namespace vlag::smt::detail
