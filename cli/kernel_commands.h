@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/sched_debug.h"
+#include "kernel/sched_debug.h"
 
 namespace vlag::cli {
 
@@ -41,7 +41,7 @@ struct ImportOptions {
 };
 
 /// A sched debug snapshot from a file, or from standard input for "-".
-trace::SchedDebugSnapshot load_snapshot(const std::string& file);
+kernel::SchedDebugSnapshot load_snapshot(const std::string& file);
 
 /// `vlag kernel snapshot`: SNAP-* checks (SPEC.md §6.1); 0 all held, 1 a violation.
 int run_kernel_snapshot(const SnapshotOptions& o);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace vlag::cli {
+namespace vlag::kernel {
 
 struct RecordOptions {
   std::vector<std::string> command;  // empty: sleep for duration
@@ -26,4 +26,4 @@ std::vector<std::string> record_prerequisites();
 /// Records; throws vlag::Error when a step fails, naming the step.
 RecordedFiles record(const RecordOptions& options);
 
-}  // namespace vlag::cli
+}  // namespace vlag::kernel

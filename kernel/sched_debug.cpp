@@ -1,13 +1,13 @@
-#include "trace/sched_debug.h"
+#include "kernel/sched_debug.h"
 
 #include <charconv>
 #include <istream>
 #include <sstream>
 
+#include "kernel/text_fields.h"
 #include "spec/error.h"
-#include "trace/text_fields.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
@@ -211,4 +211,4 @@ SchedDebugSnapshot parse_sched_debug(std::istream& in, const std::string& file) 
   return snap;
 }
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

@@ -10,9 +10,9 @@
 #include <deque>
 #include <functional>
 
-#include "trace/kernel_events.h"
+#include "kernel/events.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 class TimeMerger {
  public:
@@ -36,4 +36,4 @@ class TimeMerger {
   int64_t late_ = 0;
 };
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

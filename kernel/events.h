@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 enum class KernelEventKind : uint8_t {
   Switch,       // sched_switch: prev → next on `cpu`
@@ -43,4 +43,4 @@ struct KernelEvent {
   std::optional<int64_t> runtime_ns;
 };
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

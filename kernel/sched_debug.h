@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 struct SnapshotField {
   std::string value;
@@ -66,4 +66,4 @@ int64_t parse_ms_as_ns(const std::string& text, const std::string& file, int lin
 /// Parses a whole snapshot. Throws vlag::Error "FILE:LINE: field …" on malformed input.
 SchedDebugSnapshot parse_sched_debug(std::istream& in, const std::string& file);
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

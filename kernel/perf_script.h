@@ -7,9 +7,9 @@
 #include <iosfwd>
 #include <string>
 
-#include "trace/kernel_events.h"
+#include "kernel/events.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 struct PerfParseOptions {
   /// Skip (and count) malformed lines and unknown events instead of stopping at the first.
@@ -31,4 +31,4 @@ PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
                                  const std::function<void(KernelEvent&)>& sink,
                                  const PerfParseOptions& options = {});
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel
