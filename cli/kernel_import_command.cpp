@@ -4,10 +4,8 @@
 #include <iostream>
 
 #include "cli/kernel_commands.h"
+#include "kernel/capture_reader.h"
 #include "kernel/import.h"
-#include "kernel/perf_script.h"
-#include "kernel/service.h"
-#include "kernel/time_merge.h"
 #include "spec/error.h"
 #include "trace/writer.h"
 
@@ -18,11 +16,7 @@ int run_kernel_import(const ImportOptions& o) {
   kernel::KernelImportOptions io;
   io.cpu = o.cpu;
   io.hz = o.hz;
-  for (const auto& s : o.snapshots) {
-    kernel::KernelCheckOptions ko;
-    kernel::learn_from_snapshot(load_snapshot(s), ko);
-    io.slice_of.insert(ko.slice_of.begin(), ko.slice_of.end());
-  }
+  for (const auto& s : o.snapshots) kernel::learn_from_snapshot(kernel::load_snapshot(s), io);
   std::ofstream file;
   if (!o.out.empty() && o.out != "-") {
     file.open(o.out);
@@ -31,18 +25,8 @@ int run_kernel_import(const ImportOptions& o) {
   std::ostream& out = file.is_open() ? file : std::cout;
   trace::Writer writer(out);
   kernel::KernelImporter importer(writer, io, o.file);
-  kernel::TimeMerger merge(kMergeWindow,
-                           [&](const kernel::KernelEvent& e) { importer.on_event(e); });
-  const auto sink = [&](kernel::KernelEvent& e) { merge.push(std::move(e)); };
-  kernel::PerfParseStats stats;
-  if (o.file == "-") {
-    stats = kernel::parse_perf_script(std::cin, "<stdin>", sink, {o.keep_going});
-  } else {
-    std::ifstream in(o.file);
-    if (!in) throw Error(o.file + ": cannot open");
-    stats = kernel::parse_perf_script(in, o.file, sink, {o.keep_going});
-  }
-  merge.flush();
+  const auto stats = kernel::read_perf_capture(
+      o.file, [&](const kernel::KernelEvent& e) { importer.on_event(e); }, {o.keep_going});
   std::cerr << "vlag kernel import: " << stats.events << " kernel events, " << importer.written()
             << " trace events for cpu " << o.cpu;
   if (stats.skipped) std::cerr << ", " << stats.skipped << " malformed lines skipped";

@@ -2,13 +2,10 @@
 // (SPEC.md §6.1).
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iostream>
-
 #include "cli/json_out.h"
 #include "cli/kernel_commands.h"
+#include "kernel/capture_reader.h"
 #include "kernel/snapshot_check.h"
-#include "spec/error.h"
 
 namespace vlag::cli {
 namespace {
@@ -48,18 +45,11 @@ std::string to_json(const kernel::SnapshotReport& r) {
 
 }  // namespace
 
-kernel::SchedDebugSnapshot load_snapshot(const std::string& file) {
-  if (file == "-") return kernel::parse_sched_debug(std::cin, "<stdin>");
-  std::ifstream in(file);
-  if (!in) throw Error(file + ": cannot open");
-  return kernel::parse_sched_debug(in, file);
-}
-
 int run_kernel_snapshot(const SnapshotOptions& o) {
   bool ok = true;
   JsonArray all;
   for (const auto& file : o.files) {
-    const auto report = kernel::check_snapshot(load_snapshot(file));
+    const auto report = kernel::check_snapshot(kernel::load_snapshot(file));
     ok = ok && report.ok();
     if (o.json)
       all.add_raw(to_json(report));

@@ -1,5 +1,6 @@
 // Linux scheduler tracepoints as parsed from text (`perf script`, `trace-cmd report`): one
-// KernelEvent per line, in the order of the file. Times are exact ns, as printed.
+// KernelEvent per line, in the order of the file. Times are exact ns, as printed. What the
+// kernel service layer (SPEC.md §6.2) and the import to spec/TRACE.md consume.
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,10 @@ bool fair_prio(std::optional<int> prio) { return prio && *prio >= 100 && *prio <
 
 }  // namespace
 
+void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelImportOptions& options) {
+  options.slice_of.merge(custom_slices(snap));
+}
+
 KernelImporter::KernelImporter(trace::Writer& out, const KernelImportOptions& options,
                                const std::string& source)
     : out_(out), options_(options) {

@@ -1,7 +1,7 @@
 // Turns the sched tracepoints of one CPU (kernel/perf_script.h) into the trace format of
 // spec/TRACE.md, so `vlag check` can judge a real kernel's run: fair tasks only (prio 100..139;
 // RT, deadline and idle show as `pick` of nobody), weights from prio, custom slices when a
-// snapshot gave them, run time implicit in the timestamps.
+// snapshot gave them, run time implicit in the timestamps (the events of SPEC.md §6.2).
 #pragma once
 
 #include <map>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernel/events.h"
+#include "kernel/sched_debug.h"
 #include "trace/event.h"
 #include "trace/writer.h"
 
@@ -19,6 +20,10 @@ struct KernelImportOptions {
   int hz = 250;
   std::map<int64_t, int64_t> slice_of;  // pid → custom slice ns
 };
+
+/// The snapshot's custom slices; a pid keeps the slice it already has, so of several snapshots
+/// the first to give a pid a slice wins.
+void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelImportOptions& options);
 
 class KernelImporter {
  public:

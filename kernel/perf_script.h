@@ -1,6 +1,7 @@
 // Parser for the text that `perf script` (default layout, or -F comm,pid,cpu,time,event,trace)
-// and `trace-cmd report` print for the sched tracepoints. A line whose task names contain
-// spaces or are shown as <...> is handled: values are split at the known keys of each event.
+// and `trace-cmd report` print for the sched tracepoints (SPEC.md §6.2). A line whose task names
+// contain spaces or are shown as <...> is handled: values are split at the known keys of each
+// event. Files and standard input are opened by kernel/capture_reader.h.
 #pragma once
 
 #include <functional>

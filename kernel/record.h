@@ -1,5 +1,6 @@
 // `vlag kernel record`: perf record on the sched tracepoints around a command, sched debug
-// snapshots while it runs, then perf script; the files it leaves are checked like any capture.
+// snapshots while it runs, then perf script; the files it leaves are checked like any capture
+// (SPEC.md §6.1, §6.2).
 #pragma once
 
 #include <string>

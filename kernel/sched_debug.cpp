@@ -211,4 +211,12 @@ SchedDebugSnapshot parse_sched_debug(std::istream& in, const std::string& file) 
   return snap;
 }
 
+std::map<int64_t, int64_t> custom_slices(const SchedDebugSnapshot& snap) {
+  std::map<int64_t, int64_t> slices;
+  for (const auto& cpu : snap.cpus)
+    for (const auto& t : cpu.tasks)
+      if (t.custom_slice && t.slice_ns) slices[t.pid] = *t.slice_ns;
+  return slices;
+}
+
 }  // namespace vlag::kernel

@@ -371,14 +371,4 @@ KernelReport check_kernel_trace(const std::vector<KernelEvent>& events, const st
   return layer.finish();
 }
 
-void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelCheckOptions& options) {
-  for (const auto& cpu : snap.cpus)
-    for (const auto& t : cpu.tasks) {
-      options.group_of[t.pid] = t.group_path;
-      if (t.custom_slice && t.slice_ns) options.slice_of[t.pid] = *t.slice_ns;
-    }
-  if (snap.base_slice_ns && options.base_slice_ns == 0) options.base_slice_ns = *snap.base_slice_ns;
-  options.group_source = "sched debug snapshot " + snap.file;
-}
-
 }  // namespace vlag::kernel

@@ -88,7 +88,4 @@ class KernelServiceLayer {
 KernelReport check_kernel_trace(const std::vector<KernelEvent>& events, const std::string& file,
                                 const KernelCheckOptions& options);
 
-/// pid → group path and pid → custom slice, from the task tables of sched debug snapshots.
-void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelCheckOptions& options);
-
 }  // namespace vlag::kernel

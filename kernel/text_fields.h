@@ -1,5 +1,5 @@
-// What the text parsers (perf script, sched debug) share: located errors "FILE:LINE: what",
-// trimming, and 64-bit integers that must fit.
+// What the kernel's text parsers (kernel/perf_script.h, kernel/sched_debug.h) share: located
+// errors "FILE:LINE: what", trimming, and 64-bit integers that must fit.
 #pragma once
 
 #include <cstdint>

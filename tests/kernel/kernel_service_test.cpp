@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernel/check_options.h"
 #include "kernel/perf_script.h"
 #include "kernel/sched_debug.h"
 #include "kernel/service.h"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "kernel/check_options.h"
 #include "kernel/perf_script.h"
 #include "kernel/record.h"
 #include "kernel/sched_debug.h"
