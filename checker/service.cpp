@@ -63,7 +63,7 @@ void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line)
          paper_);
   // THM-LAG-BOUND-LINUX, −(r + TICK) ≤ lag ≤ r + TICK, as a figure: the upper half does not
   // hold for r < TICK with differing weights (SPEC.md §6), which is every Linux default slice,
-  // and its lower half is judged on kernel traces (kernel_service.cpp).
+  // and its lower half is judged on kernel traces (kernel/service.cpp).
   if (!paper_) {
     const int64_t linux_bound = t.slice + tick;
     figure("THM-LAG-BOUND-LINUX", std::fabs(l.get_d()) / static_cast<double>(linux_bound),

@@ -2,59 +2,21 @@
 // through the kernel service layer (SPEC.md §6.2), printed like perf sched latency.
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iostream>
 #include <map>
-#include <sstream>
 
-#include "checker/kernel_service.h"
 #include "cli/json_out.h"
 #include "cli/kernel_commands.h"
+#include "kernel/capture_reader.h"
+#include "kernel/check_options.h"
+#include "kernel/service.h"
 #include "sim/stats.h"
-#include "spec/error.h"
-#include "trace/perf_script.h"
-#include "trace/time_merge.h"
 
 namespace vlag::cli {
 namespace {
 
-// Streams one perf script text through the kernel service layer.
-checker::KernelReport check_file(const std::string& file, const checker::KernelCheckOptions& ko,
-                                 bool keep_going, trace::PerfParseStats& stats) {
-  checker::KernelServiceLayer layer(file == "-" ? "<stdin>" : file, ko);
-  trace::TimeMerger merge(kMergeWindow, [&](const trace::KernelEvent& e) { layer.on_event(e); });
-  const auto sink = [&](trace::KernelEvent& e) { merge.push(std::move(e)); };
-  if (file == "-") {
-    stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {keep_going});
-  } else {
-    std::ifstream in(file);
-    if (!in) throw Error(file + ": cannot open");
-    stats = trace::parse_perf_script(in, file, sink, {keep_going});
-  }
-  merge.flush();
-  return layer.finish();
-}
-
-// "PID GROUP" per line, '#' comments: a user-given group map.
-void read_group_map(const std::string& file, checker::KernelCheckOptions& o) {
-  std::ifstream in(file);
-  if (!in) throw Error(file + ": cannot open");
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    int64_t pid = 0;
-    std::string group;
-    if (!(ss >> pid >> group))
-      throw Error(file + ":" + std::to_string(n) + ": expected 'PID GROUP'");
-    o.group_of[pid] = group;
-  }
-  o.group_source = "group map " + file;
-}
-
 std::string ms(double ns) { return fmt::format("{:.3f}", ns / 1e6); }
 
-void print_kernel_text(const checker::KernelReport& r, const trace::PerfParseStats& stats,
+void print_kernel_text(const kernel::KernelReport& r, const kernel::PerfParseStats& stats,
                        bool hz_given) {
   fmt::print("{}: {} events, {:.6f} s .. {:.6f} s, {} CPUs\n", r.file, stats.events,
              static_cast<double>(r.first_ns) / 1e9, static_cast<double>(r.last_ns) / 1e9, r.ncpus);
@@ -106,7 +68,7 @@ void print_kernel_text(const checker::KernelReport& r, const trace::PerfParseSta
     fmt::print("  {}:{}: cpu{}: {}\n", r.file, p.line, p.cpu, p.message);
 }
 
-std::string kernel_json(const checker::KernelReport& r) {
+std::string kernel_json(const kernel::KernelReport& r) {
   JsonArray tasks, checks, problems;
   for (const auto& [pid, t] : r.tasks) {
     const auto lat = sim::summarize(t.delays_ns);
@@ -146,17 +108,19 @@ std::string kernel_json(const checker::KernelReport& r) {
 }  // namespace
 
 int run_kernel_check(const CheckOptions& o) {
-  checker::KernelCheckOptions ko;
+  kernel::KernelCheckOptions ko;
   ko.hz = o.hz;
   ko.starvation_ns = static_cast<int64_t>(o.starvation_ms * 1e6);
   if (o.cpu >= 0) ko.only_cpu = o.cpu;
-  for (const auto& s : o.snapshots) checker::learn_from_snapshot(load_snapshot(s), ko);
-  if (!o.groups.empty()) read_group_map(o.groups, ko);
+  for (const auto& s : o.snapshots) kernel::learn_from_snapshot(kernel::load_snapshot(s), ko);
+  if (!o.groups.empty()) kernel::read_group_map(o.groups, ko);
   bool ok = true;
   JsonArray all;
   for (const auto& file : o.files) {
-    trace::PerfParseStats stats;
-    const auto report = check_file(file, ko, o.keep_going, stats);
+    kernel::KernelServiceLayer layer(kernel::capture_name(file), ko);
+    const auto stats = kernel::read_perf_capture(
+        file, [&](const kernel::KernelEvent& e) { layer.on_event(e); }, {o.keep_going});
+    const auto report = layer.finish();
     ok = ok && report.ok();
     if (o.json)
       all.add_raw(kernel_json(report));

@@ -7,27 +7,27 @@
 
 #include "cli/commands.h"
 #include "cli/kernel_commands.h"
-#include "cli/kernel_record.h"
+#include "kernel/record.h"
 
 namespace vlag::cli {
 namespace {
 
 struct LiveOptions {
-  RecordOptions record;
+  kernel::RecordOptions record;
   int hz = 250;
   bool hz_given = false;
   bool json = false;
 };
 
 int run_record(const LiveOptions& o) {
-  const auto missing = record_prerequisites();
+  const auto missing = kernel::record_prerequisites();
   if (!missing.empty()) {
     std::string what;
     for (const auto& m : missing) what += "\n  missing: " + m;
     std::cerr << "vlag kernel record: cannot record here:" << what << "\n";
     return 2;
   }
-  const RecordedFiles files = record(o.record);
+  const kernel::RecordedFiles files = kernel::record(o.record);
   if (!o.json)
     fmt::print("recorded into {}: perf.txt and {} snapshots\n\n", files.dir,
                files.snapshots.size());

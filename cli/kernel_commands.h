@@ -1,18 +1,13 @@
 // `vlag kernel …`: the options and entry points of its subcommands, one file each
 // (kernel_snapshot_command.cpp, kernel_check_command.cpp, kernel_import_command.cpp); `record`
-// runs the first two on what it recorded (kernel_command.cpp).
+// runs the first two on what it recorded (kernel_command.cpp). They parse arguments and print;
+// reading, checking and importing a capture is kernel/'s (SPEC.md §6).
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <vector>
 
-#include "trace/sched_debug.h"
-
 namespace vlag::cli {
-
-// Events a per-CPU stream may trail the others by and still be merged in time order.
-inline constexpr size_t kMergeWindow = 4096;
 
 struct SnapshotOptions {
   std::vector<std::string> files;
@@ -39,9 +34,6 @@ struct ImportOptions {
   int hz = 250;
   bool keep_going = false;
 };
-
-/// A sched debug snapshot from a file, or from standard input for "-".
-trace::SchedDebugSnapshot load_snapshot(const std::string& file);
 
 /// `vlag kernel snapshot`: SNAP-* checks (SPEC.md §6.1); 0 all held, 1 a violation.
 int run_kernel_snapshot(const SnapshotOptions& o);

@@ -3,26 +3,20 @@
 #include <fstream>
 #include <iostream>
 
-#include "checker/kernel_service.h"
 #include "cli/kernel_commands.h"
+#include "kernel/capture_reader.h"
+#include "kernel/import.h"
 #include "spec/error.h"
-#include "trace/kernel_import.h"
-#include "trace/perf_script.h"
-#include "trace/time_merge.h"
 #include "trace/writer.h"
 
 namespace vlag::cli {
 
 // perf script text of one CPU → spec/TRACE.md, for `vlag check`.
 int run_kernel_import(const ImportOptions& o) {
-  trace::KernelImportOptions io;
+  kernel::KernelImportOptions io;
   io.cpu = o.cpu;
   io.hz = o.hz;
-  for (const auto& s : o.snapshots) {
-    checker::KernelCheckOptions ko;
-    checker::learn_from_snapshot(load_snapshot(s), ko);
-    io.slice_of.insert(ko.slice_of.begin(), ko.slice_of.end());
-  }
+  for (const auto& s : o.snapshots) kernel::learn_from_snapshot(kernel::load_snapshot(s), io);
   std::ofstream file;
   if (!o.out.empty() && o.out != "-") {
     file.open(o.out);
@@ -30,18 +24,9 @@ int run_kernel_import(const ImportOptions& o) {
   }
   std::ostream& out = file.is_open() ? file : std::cout;
   trace::Writer writer(out);
-  trace::KernelImporter importer(writer, io, o.file);
-  trace::TimeMerger merge(kMergeWindow, [&](const trace::KernelEvent& e) { importer.on_event(e); });
-  const auto sink = [&](trace::KernelEvent& e) { merge.push(std::move(e)); };
-  trace::PerfParseStats stats;
-  if (o.file == "-") {
-    stats = trace::parse_perf_script(std::cin, "<stdin>", sink, {o.keep_going});
-  } else {
-    std::ifstream in(o.file);
-    if (!in) throw Error(o.file + ": cannot open");
-    stats = trace::parse_perf_script(in, o.file, sink, {o.keep_going});
-  }
-  merge.flush();
+  kernel::KernelImporter importer(writer, io, o.file);
+  const auto stats = kernel::read_perf_capture(
+      o.file, [&](const kernel::KernelEvent& e) { importer.on_event(e); }, {o.keep_going});
   std::cerr << "vlag kernel import: " << stats.events << " kernel events, " << importer.written()
             << " trace events for cpu " << o.cpu;
   if (stats.skipped) std::cerr << ", " << stats.skipped << " malformed lines skipped";

@@ -2,18 +2,15 @@
 // (SPEC.md §6.1).
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iostream>
-
-#include "checker/snapshot_check.h"
 #include "cli/json_out.h"
 #include "cli/kernel_commands.h"
-#include "spec/error.h"
+#include "kernel/capture_reader.h"
+#include "kernel/snapshot_check.h"
 
 namespace vlag::cli {
 namespace {
 
-void print_text(const checker::SnapshotReport& r) {
+void print_text(const kernel::SnapshotReport& r) {
   fmt::print("{}: sched debug {}\n", r.file, r.version);
   fmt::print("  {:<20} {:>8} {:>8} {:>8}\n", "check", "checked", "held", "violated");
   for (const auto& [id, c] : r.counts)
@@ -24,7 +21,7 @@ void print_text(const checker::SnapshotReport& r) {
   for (const auto& n : r.notes) fmt::print("  not checked: {}\n", n);
 }
 
-std::string to_json(const checker::SnapshotReport& r) {
+std::string to_json(const kernel::SnapshotReport& r) {
   JsonArray counts, findings, notes;
   for (const auto& [id, c] : r.counts)
     counts.add(JsonObject().str("id", id).num("checked", c.checked).num("violated", c.violated));
@@ -48,18 +45,11 @@ std::string to_json(const checker::SnapshotReport& r) {
 
 }  // namespace
 
-trace::SchedDebugSnapshot load_snapshot(const std::string& file) {
-  if (file == "-") return trace::parse_sched_debug(std::cin, "<stdin>");
-  std::ifstream in(file);
-  if (!in) throw Error(file + ": cannot open");
-  return trace::parse_sched_debug(in, file);
-}
-
 int run_kernel_snapshot(const SnapshotOptions& o) {
   bool ok = true;
   JsonArray all;
   for (const auto& file : o.files) {
-    const auto report = checker::check_snapshot(load_snapshot(file));
+    const auto report = kernel::check_snapshot(kernel::load_snapshot(file));
     ok = ok && report.ok();
     if (o.json)
       all.add_raw(to_json(report));

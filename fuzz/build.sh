@@ -16,9 +16,8 @@ trap 'rm -rf "$obj"' EXIT
 
 library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp reference/arith.cpp
          reference/runqueue.cpp optimized/tree_queue.cpp optimized/runqueue.cpp
-         optimized/differential.cpp fuzz/op_decoder.cpp trace/perf_script.cpp trace/text_fields.cpp
-         trace/time_merge.cpp
-         trace/sched_debug.cpp checker/snapshot_check.cpp checker/kernel_service.cpp
+         optimized/differential.cpp fuzz/op_decoder.cpp kernel/text_fields.cpp kernel/perf_script.cpp
+         kernel/time_merge.cpp kernel/sched_debug.cpp kernel/snapshot_check.cpp kernel/service.cpp
          trace/event.cpp trace/reader.cpp trace/writer.cpp checker/checker.cpp checker/service.cpp
          checker/view.cpp checker/witness.cpp checker/run.cpp checker/window.cpp checker/infer.cpp
          smt/arbiter.cpp sim/latency_histogram.cpp sim/placement.cpp sim/machine.cpp

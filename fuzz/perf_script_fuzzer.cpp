@@ -4,18 +4,18 @@
 #include <cstdint>
 #include <sstream>
 
-#include "checker/kernel_service.h"
+#include "kernel/perf_script.h"
+#include "kernel/service.h"
 #include "spec/error.h"
-#include "trace/perf_script.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   for (const bool keep_going : {false, true}) {
     std::istringstream in(text);
-    vlag::checker::KernelServiceLayer layer("fuzz", {});
+    vlag::kernel::KernelServiceLayer layer("fuzz", {});
     try {
-      vlag::trace::parse_perf_script(
-          in, "fuzz", [&](const vlag::trace::KernelEvent& e) { layer.on_event(e); }, {keep_going});
+      vlag::kernel::parse_perf_script(
+          in, "fuzz", [&](const vlag::kernel::KernelEvent& e) { layer.on_event(e); }, {keep_going});
     } catch (const vlag::Error&) {
     }
     layer.finish();

@@ -4,14 +4,14 @@
 #include <cstdint>
 #include <sstream>
 
-#include "checker/snapshot_check.h"
+#include "kernel/sched_debug.h"
+#include "kernel/snapshot_check.h"
 #include "spec/error.h"
-#include "trace/sched_debug.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   try {
-    vlag::checker::check_snapshot(vlag::trace::parse_sched_debug(in, "fuzz"));
+    vlag::kernel::check_snapshot(vlag::kernel::parse_sched_debug(in, "fuzz"));
   } catch (const vlag::Error&) {
   }
   return 0;

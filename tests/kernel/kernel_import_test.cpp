@@ -1,23 +1,22 @@
 // `vlag kernel import`: a captured perf trace of one CPU becomes a spec/TRACE.md trace that the
 // trace reader accepts, with the tasks, weights and decisions the kernel showed.
-#include "trace/kernel_import.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include "trace/perf_script.h"
+#include "kernel/import.h"
+#include "kernel/perf_script.h"
 #include "trace/reader.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 std::string import_cpu(const std::string& name, int cpu) {
   std::ifstream in(std::string(VLAG_TEST_DATA) + "/linux/" + name);
   std::ostringstream out;
-  Writer writer(out);
+  trace::Writer writer(out);
   KernelImporter importer(writer, {cpu, 250, {}}, name);
   parse_perf_script(in, name, [&](const KernelEvent& e) { importer.on_event(e); });
   return out.str();
@@ -26,16 +25,17 @@ std::string import_cpu(const std::string& name, int cpu) {
 TEST(KernelImport, HogsBecomeATraceWithTheirWeightsAndPicks) {
   const std::string text = import_cpu("hogs-nice.perf.txt", 1);
   std::istringstream in(text);
-  Reader reader(in, "hogs.jsonl");
+  trace::Reader reader(in, "hogs.jsonl");
   std::map<TaskId, int64_t> weight;
   int picks = 0;
   int64_t last_t = 0;
   while (const auto next = reader.next()) {
-    const Event& e = *next;
+    const trace::Event& e = *next;
     EXPECT_GE(e.t, last_t);
     last_t = e.t;
-    if (e.kind == EventKind::New || e.kind == EventKind::Reweight) weight[*e.task] = e.weight;
-    if (e.kind == EventKind::Pick && e.task) {
+    if (e.kind == trace::EventKind::New || e.kind == trace::EventKind::Reweight)
+      weight[*e.task] = e.weight;
+    if (e.kind == trace::EventKind::Pick && e.task) {
       ++picks;
       EXPECT_TRUE(weight.count(*e.task)) << "picked before its new event";
     }
@@ -50,12 +50,12 @@ TEST(KernelImport, HogsBecomeATraceWithTheirWeightsAndPicks) {
 TEST(KernelImport, OtherCpusEventsStayOut) {
   const std::string text = import_cpu("hogs-nice.perf.txt", 0);  // traced with -C 1
   std::istringstream in(text);
-  Reader reader(in, "cpu0.jsonl");
+  trace::Reader reader(in, "cpu0.jsonl");
   int picks = 0;
   while (const auto e = reader.next())
-    if (e->kind == EventKind::Pick) ++picks;
+    if (e->kind == trace::EventKind::Pick) ++picks;
   EXPECT_EQ(picks, 0);
 }
 
 }  // namespace
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

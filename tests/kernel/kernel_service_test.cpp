@@ -1,31 +1,31 @@
 // The kernel service layer (SPEC.md §6.2) on the captured 6.18 traces, with the figures a user
 // expects from them, and on small synthetic traces whose answers are worked out by hand.
-#include "checker/kernel_service.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "kernel/check_options.h"
+#include "kernel/perf_script.h"
+#include "kernel/sched_debug.h"
+#include "kernel/service.h"
 #include "sim/stats.h"
-#include "trace/perf_script.h"
-#include "trace/sched_debug.h"
 
-namespace vlag::checker {
+namespace vlag::kernel {
 namespace {
 
 std::string data(const std::string& name) { return std::string(VLAG_TEST_DATA) + "/linux/" + name; }
 
-std::vector<trace::KernelEvent> events_of(std::istream& in, const std::string& name) {
-  std::vector<trace::KernelEvent> out;
-  trace::parse_perf_script(in, name, [&](const trace::KernelEvent& e) { out.push_back(e); });
+std::vector<KernelEvent> events_of(std::istream& in, const std::string& name) {
+  std::vector<KernelEvent> out;
+  parse_perf_script(in, name, [&](const KernelEvent& e) { out.push_back(e); });
   return out;
 }
 
 KernelReport check_capture(const std::string& name) {
   KernelCheckOptions o;
   std::ifstream snap(data(name + ".sched-debug.1.txt"));
-  learn_from_snapshot(trace::parse_sched_debug(snap, name), o);
+  learn_from_snapshot(parse_sched_debug(snap, name), o);
   std::ifstream in(data(name + ".perf.txt"));
   return check_kernel_trace(events_of(in, name), name, o);
 }
@@ -161,4 +161,4 @@ TEST(KernelService, RealTimeTasksAreKeptOut) {
 }
 
 }  // namespace
-}  // namespace vlag::checker
+}  // namespace vlag::kernel

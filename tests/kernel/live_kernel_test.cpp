@@ -8,13 +8,14 @@
 #include <fstream>
 #include <set>
 
-#include "checker/kernel_service.h"
-#include "cli/kernel_record.h"
+#include "kernel/check_options.h"
+#include "kernel/perf_script.h"
+#include "kernel/record.h"
+#include "kernel/sched_debug.h"
+#include "kernel/service.h"
 #include "sim/stats.h"
-#include "trace/perf_script.h"
-#include "trace/sched_debug.h"
 
-namespace vlag::cli {
+namespace vlag::kernel {
 namespace {
 
 TEST(LiveKernel, RecordedHogsAndPeriodicTaskBehaveAsOnTheCaptures) {
@@ -39,14 +40,14 @@ TEST(LiveKernel, RecordedHogsAndPeriodicTaskBehaveAsOnTheCaptures) {
   const RecordedFiles files = record(o);
   ASSERT_FALSE(files.snapshots.empty());
 
-  checker::KernelCheckOptions ko;
+  KernelCheckOptions ko;
   std::ifstream snap(files.snapshots.front());
-  checker::learn_from_snapshot(trace::parse_sched_debug(snap, files.snapshots.front()), ko);
-  std::vector<trace::KernelEvent> events;
+  learn_from_snapshot(parse_sched_debug(snap, files.snapshots.front()), ko);
+  std::vector<KernelEvent> events;
   std::ifstream text(files.perf_text);
-  trace::parse_perf_script(text, files.perf_text,
-                           [&](const trace::KernelEvent& e) { events.push_back(e); }, {true});
-  const auto r = checker::check_kernel_trace(events, files.perf_text, ko);
+  parse_perf_script(text, files.perf_text, [&](const KernelEvent& e) { events.push_back(e); },
+                    {true});
+  const auto r = check_kernel_trace(events, files.perf_text, ko);
 
   int64_t p50 = 0, p99 = 0, periodic_pid = 0;
   std::ifstream(stats) >> p50 >> p99 >> periodic_pid;
@@ -81,4 +82,4 @@ TEST(LiveKernel, RecordedHogsAndPeriodicTaskBehaveAsOnTheCaptures) {
 }
 
 }  // namespace
-}  // namespace vlag::cli
+}  // namespace vlag::kernel

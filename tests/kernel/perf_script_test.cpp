@@ -1,5 +1,5 @@
 // The perf script / trace-cmd text parser, on captures from Linux 6.18 and on broken lines.
-#include "trace/perf_script.h"
+#include "kernel/perf_script.h"
 
 #include <gtest/gtest.h>
 
@@ -7,10 +7,10 @@
 #include <map>
 #include <sstream>
 
+#include "kernel/time_merge.h"
 #include "spec/error.h"
-#include "trace/time_merge.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 std::vector<KernelEvent> parse_file(const std::string& name, PerfParseStats* stats = nullptr) {
@@ -131,9 +131,9 @@ TEST(PerfScript, KeepGoingCountsAndSkipsBadLines) {
 }
 
 }  // namespace
-}  // namespace vlag::trace
+}  // namespace vlag::kernel
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 TEST(TimeMerge, PerCpuStreamsComeOutInTimeOrderWithinTheWindow) {
@@ -155,4 +155,4 @@ TEST(TimeMerge, PerCpuStreamsComeOutInTimeOrderWithinTheWindow) {
 }
 
 }  // namespace
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

@@ -1,16 +1,16 @@
 // The sched debug parser and the SNAP-* checks, on snapshots captured from Linux 6.18 (see
 // tests/data/linux/README.md) and on copies of them broken one field at a time.
-#include "trace/sched_debug.h"
+#include "kernel/sched_debug.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "checker/snapshot_check.h"
+#include "kernel/snapshot_check.h"
 #include "spec/error.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 std::string read(const std::string& name) {
@@ -37,7 +37,7 @@ std::string edit(std::string text, const std::string& anchor, const std::string&
   return text.replace(p, from.size(), to);
 }
 
-bool violates(const checker::SnapshotReport& r, const std::string& id) {
+bool violates(const SnapshotReport& r, const std::string& id) {
   for (const auto& f : r.findings)
     if (f.id == id && f.violation) return true;
   return false;
@@ -110,7 +110,7 @@ TEST(SnapshotCheck, EveryCapturedSnapshotHolds) {
         "periodic-slice.sched-debug.1.txt", "periodic-slice.sched-debug.2.txt",
         "periodic-slice.sched-debug.3.txt", "hackbench.sched-debug.1.txt",
         "hackbench.sched-debug.2.txt", "hackbench.sched-debug.3.txt"}) {
-    const auto r = checker::check_snapshot(parse(read(name), name));
+    const auto r = check_snapshot(parse(read(name), name));
     EXPECT_TRUE(r.ok()) << name;
     EXPECT_GT(r.counts.at("SNAP-AVG-VRUNTIME").checked, 0) << name;
     EXPECT_GT(r.counts.at("SNAP-ELIGIBLE").checked, 0) << name;
@@ -120,7 +120,7 @@ TEST(SnapshotCheck, EveryCapturedSnapshotHolds) {
 TEST(SnapshotCheck, AFlippedEligibleFlagIsAViolationAtItsLine) {
   const std::string text =
       edit(read("hogs-nice.sched-debug.1.txt"), " R             hog  4975", "   N   ", "   E   ");
-  const auto r = checker::check_snapshot(parse(text));
+  const auto r = check_snapshot(parse(text));
   ASSERT_TRUE(violates(r, "SNAP-ELIGIBLE"));
   for (const auto& f : r.findings)
     if (f.id == "SNAP-ELIGIBLE") {
@@ -132,20 +132,20 @@ TEST(SnapshotCheck, AMovedAverageIsAViolation) {
   const std::string text =
       edit(read("hogs-nice.sched-debug.1.txt"), ".avg_vruntime                  : 21265.085472",
            "21265.085472", "21265.085473");
-  EXPECT_TRUE(violates(checker::check_snapshot(parse(text)), "SNAP-AVG-VRUNTIME"));
+  EXPECT_TRUE(violates(check_snapshot(parse(text)), "SNAP-AVG-VRUNTIME"));
 }
 
 TEST(SnapshotCheck, AWrongLeftDeadlineIsAViolation) {
   const std::string text =
       edit(read("hogs-nice.sched-debug.1.txt"), "21266.088962", "21266.088962", "21266.088961");
-  EXPECT_TRUE(violates(checker::check_snapshot(parse(text)), "SNAP-LEFT-DEADLINE"));
+  EXPECT_TRUE(violates(check_snapshot(parse(text)), "SNAP-LEFT-DEADLINE"));
 }
 
 TEST(SnapshotCheck, ADeadlineBeyondOneSliceIsAViolation) {
   // hog 4973 (nice 0, slice 1.4 ms): deadline pushed 10 ms ahead of its vruntime.
   const std::string text = edit(read("hogs-nice.sched-debug.1.txt"), " R             hog  4973",
                                 "21266.088962", "21274.702458");
-  EXPECT_TRUE(violates(checker::check_snapshot(parse(text)), "SNAP-DEADLINE"));
+  EXPECT_TRUE(violates(check_snapshot(parse(text)), "SNAP-DEADLINE"));
 }
 
 TEST(SchedDebug, MalformedInputNamesFileLineAndField) {
@@ -165,9 +165,9 @@ TEST(SchedDebug, MalformedInputNamesFileLineAndField) {
 }
 
 }  // namespace
-}  // namespace vlag::trace
+}  // namespace vlag::kernel
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 // A CFS-era layout (Linux 5.x): min_vruntime, nr_running, a "tree-key" column and no eligibility
@@ -200,10 +200,10 @@ TEST(SchedDebug, OlderKernelLayoutParsesAndSkipsWhatItCannotCheck) {
   EXPECT_EQ(s.cpus[0].tasks[0].vruntime_ns, 1'001'500'000);
   EXPECT_FALSE(s.cpus[0].tasks[0].eligible);
   EXPECT_FALSE(s.cpus[0].tasks[0].deadline_ns);
-  const auto r = checker::check_snapshot(s);
+  const auto r = check_snapshot(s);
   EXPECT_TRUE(r.ok());
   EXPECT_FALSE(r.notes.empty());  // no avg_vruntime: said so
 }
 
 }  // namespace
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

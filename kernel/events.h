@@ -1,12 +1,13 @@
 // Linux scheduler tracepoints as parsed from text (`perf script`, `trace-cmd report`): one
-// KernelEvent per line, in the order of the file. Times are exact ns, as printed.
+// KernelEvent per line, in the order of the file. Times are exact ns, as printed. What the
+// kernel service layer (SPEC.md §6.2) and the import to spec/TRACE.md consume.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 enum class KernelEventKind : uint8_t {
   Switch,       // sched_switch: prev → next on `cpu`
@@ -43,4 +44,4 @@ struct KernelEvent {
   std::optional<int64_t> runtime_ns;
 };
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

@@ -1,9 +1,9 @@
-#include "trace/time_merge.h"
+#include "kernel/time_merge.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 void TimeMerger::push(KernelEvent e) {
   if (e.time_ns < emitted_) {  // beyond the window: let the consumer see the fault
@@ -29,4 +29,4 @@ void TimeMerger::flush() {
   while (!held_.empty()) pop();
 }
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

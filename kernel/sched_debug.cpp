@@ -1,13 +1,13 @@
-#include "trace/sched_debug.h"
+#include "kernel/sched_debug.h"
 
 #include <charconv>
 #include <istream>
 #include <sstream>
 
+#include "kernel/text_fields.h"
 #include "spec/error.h"
-#include "trace/text_fields.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
@@ -211,4 +211,12 @@ SchedDebugSnapshot parse_sched_debug(std::istream& in, const std::string& file) 
   return snap;
 }
 
-}  // namespace vlag::trace
+std::map<int64_t, int64_t> custom_slices(const SchedDebugSnapshot& snap) {
+  std::map<int64_t, int64_t> slices;
+  for (const auto& cpu : snap.cpus)
+    for (const auto& t : cpu.tasks)
+      if (t.custom_slice && t.slice_ns) slices[t.pid] = *t.slice_ns;
+  return slices;
+}
+
+}  // namespace vlag::kernel

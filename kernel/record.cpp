@@ -1,4 +1,4 @@
-#include "cli/kernel_record.h"
+#include "kernel/record.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 
 #include "spec/error.h"
 
-namespace vlag::cli {
+namespace vlag::kernel {
 namespace {
 
 namespace fs = std::filesystem;
@@ -160,4 +160,4 @@ RecordedFiles record(const RecordOptions& o) {
   return files;
 }
 
-}  // namespace vlag::cli
+}  // namespace vlag::kernel

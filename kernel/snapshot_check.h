@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "trace/sched_debug.h"
+#include "kernel/sched_debug.h"
 
-namespace vlag::checker {
+namespace vlag::kernel {
 
 struct SnapshotFinding {
   std::string id;  // "SNAP-ELIGIBLE", …
@@ -33,6 +33,6 @@ struct SnapshotReport {
   bool ok() const;
 };
 
-SnapshotReport check_snapshot(const trace::SchedDebugSnapshot& snap);
+SnapshotReport check_snapshot(const SchedDebugSnapshot& snap);
 
-}  // namespace vlag::checker
+}  // namespace vlag::kernel

@@ -1,11 +1,11 @@
-#include "checker/snapshot_check.h"
+#include "kernel/snapshot_check.h"
 
 #include <algorithm>
 #include <optional>
 
 #include "spec/weights.h"
 
-namespace vlag::checker {
+namespace vlag::kernel {
 namespace {
 
 // One entity queued on a cfs_rq, as far as the snapshot shows it.
@@ -13,7 +13,7 @@ struct Queued {
   int64_t vruntime = 0;
   int64_t weight = 0;  // unscaled, as avg_vruntime() sums it
   std::optional<int64_t> deadline;
-  const trace::TaskRowSnapshot* row = nullptr;  // nullptr for a group entity
+  const TaskRowSnapshot* row = nullptr;  // nullptr for a group entity
 };
 
 bool fair_prio(int prio) { return prio >= 100 && prio <= 139; }
@@ -24,7 +24,7 @@ std::string parent_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-std::string where(const trace::CfsRqSnapshot& rq, const trace::TaskRowSnapshot* row) {
+std::string where(const CfsRqSnapshot& rq, const TaskRowSnapshot* row) {
   std::string w = "cpu" + std::to_string(rq.cpu) + " " + rq.path;
   if (row) w += " pid " + std::to_string(row->pid) + " (" + row->comm + ")";
   return w;
@@ -43,7 +43,7 @@ std::string ns(__int128 v) {
 
 class Checker {
  public:
-  explicit Checker(const trace::SchedDebugSnapshot& snap) : snap_(snap) {
+  explicit Checker(const SchedDebugSnapshot& snap) : snap_(snap) {
     report_.file = snap.file;
     report_.version = snap.version;
   }
@@ -66,7 +66,7 @@ class Checker {
 
   // Tasks in R state of this group, and child groups with queued entities (their group entity
   // is queued here, with the weight and vruntime printed as se->… in the child's section).
-  std::vector<Queued> queued_on(const trace::CpuSnapshot& cpu, const trace::CfsRqSnapshot& rq) {
+  std::vector<Queued> queued_on(const CpuSnapshot& cpu, const CfsRqSnapshot& rq) {
     std::vector<Queued> q;
     for (const auto& t : cpu.tasks) {
       if (t.state != 'R' || t.group_path != rq.path || !t.prio || !fair_prio(*t.prio) ||
@@ -85,7 +85,7 @@ class Checker {
     return q;
   }
 
-  void check_rq(const trace::CpuSnapshot& cpu, const trace::CfsRqSnapshot& rq) {
+  void check_rq(const CpuSnapshot& cpu, const CfsRqSnapshot& rq) {
     const std::string& f = snap_.file;
     const auto avg = rq.time_ns("avg_vruntime", f);
     auto v0 = rq.time_ns("zero_vruntime", f);
@@ -117,7 +117,7 @@ class Checker {
   }
 
   // SNAP-AVG-VRUNTIME: avg_vruntime = v0 + floor(Σ w·(v − v0) / Σ w) over the queued entities.
-  void check_average(const trace::CfsRqSnapshot& rq, const std::vector<Queued>& q, int64_t avg,
+  void check_average(const CfsRqSnapshot& rq, const std::vector<Queued>& q, int64_t avg,
                      int64_t v0) {
     __int128 sum = 0, load = 0;
     for (const Queued& e : q) {
@@ -135,7 +135,7 @@ class Checker {
   }
 
   // SNAP-ELIGIBLE: the E/N flag says v ≤ V (V floored, so for integer v this is exact).
-  void check_eligible(const trace::CfsRqSnapshot& rq, const Queued& e, int64_t avg) {
+  void check_eligible(const CfsRqSnapshot& rq, const Queued& e, int64_t avg) {
     if (!e.row->eligible) return;
     const bool expect = e.vruntime <= avg;
     const bool held = expect == *e.row->eligible;
@@ -149,7 +149,7 @@ class Checker {
   }
 
   // SNAP-DEADLINE: 0 < d − v ≤ vslice = slice·1024/w (+1 ns for the fixed-point rounding).
-  void check_deadline(const trace::CfsRqSnapshot& rq, const Queued& e) {
+  void check_deadline(const CfsRqSnapshot& rq, const Queued& e) {
     if (!e.deadline || !e.row->slice_ns) return;
     const int64_t rest = *e.deadline - e.vruntime;
     const int64_t vslice = (*e.row->slice_ns * kNice0Weight + e.weight - 1) / e.weight + 1;
@@ -159,7 +159,7 @@ class Checker {
   }
 
   // SNAP-LEFT-DEADLINE: left_deadline is the least deadline in the tree (curr is not in it).
-  void check_left(const trace::CfsRqSnapshot& rq, const std::vector<Queued>& q) {
+  void check_left(const CfsRqSnapshot& rq, const std::vector<Queued>& q) {
     const auto left = rq.time_ns("left_deadline", snap_.file);
     if (!left) return;
     std::optional<int64_t> least;
@@ -175,7 +175,7 @@ class Checker {
         "left_deadline " + ns(*left) + " but the least queued deadline is " + ns(*least));
   }
 
-  const trace::SchedDebugSnapshot& snap_;
+  const SchedDebugSnapshot& snap_;
   SnapshotReport report_;
 };
 
@@ -186,6 +186,6 @@ bool SnapshotReport::ok() const {
                       [](const SnapshotFinding& f) { return f.violation; });
 }
 
-SnapshotReport check_snapshot(const trace::SchedDebugSnapshot& snap) { return Checker(snap).run(); }
+SnapshotReport check_snapshot(const SchedDebugSnapshot& snap) { return Checker(snap).run(); }
 
-}  // namespace vlag::checker
+}  // namespace vlag::kernel

@@ -1,4 +1,4 @@
-#include "trace/perf_script.h"
+#include "kernel/perf_script.h"
 
 #include <algorithm>
 #include <array>
@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/text_fields.h"
 #include "spec/error.h"
-#include "trace/text_fields.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
@@ -234,4 +234,4 @@ PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
   return stats;
 }
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

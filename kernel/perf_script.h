@@ -1,15 +1,16 @@
 // Parser for the text that `perf script` (default layout, or -F comm,pid,cpu,time,event,trace)
-// and `trace-cmd report` print for the sched tracepoints. A line whose task names contain
-// spaces or are shown as <...> is handled: values are split at the known keys of each event.
+// and `trace-cmd report` print for the sched tracepoints (SPEC.md §6.2). A line whose task names
+// contain spaces or are shown as <...> is handled: values are split at the known keys of each
+// event. Files and standard input are opened by kernel/capture_reader.h.
 #pragma once
 
 #include <functional>
 #include <iosfwd>
 #include <string>
 
-#include "trace/kernel_events.h"
+#include "kernel/events.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 struct PerfParseOptions {
   /// Skip (and count) malformed lines and unknown events instead of stopping at the first.
@@ -31,4 +32,4 @@ PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
                                  const std::function<void(KernelEvent&)>& sink,
                                  const PerfParseOptions& options = {});
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

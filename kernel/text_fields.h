@@ -1,12 +1,12 @@
-// What the text parsers (perf script, sched debug) share: located errors "FILE:LINE: what",
-// trimming, and 64-bit integers that must fit.
+// What the kernel's text parsers (kernel/perf_script.h, kernel/sched_debug.h) share: located
+// errors "FILE:LINE: what", trimming, and 64-bit integers that must fit.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 /// Throws vlag::Error "FILE:LINE: what".
 [[noreturn]] void fail_at(const std::string& file, int line, const std::string& what);
@@ -18,4 +18,4 @@ std::string_view trim_blanks(std::string_view s);
 int64_t parse_int64(std::string_view text, const std::string& file, int line,
                     std::string_view field);
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

@@ -1,4 +1,4 @@
-#include "checker/kernel_service.h"
+#include "kernel/service.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,8 @@
 #include "spec/features.h"
 #include "spec/weights.h"
 
-namespace vlag::checker {
+namespace vlag::kernel {
 namespace {
-
-using trace::KernelEvent;
-using trace::KernelEventKind;
 
 bool fair_prio(int prio) { return prio >= 100 && prio <= 139; }
 
@@ -362,26 +359,16 @@ class KernelServiceLayer::Impl {
 KernelServiceLayer::KernelServiceLayer(std::string file, const KernelCheckOptions& options)
     : impl_(std::make_unique<Impl>(std::move(file), options)) {}
 KernelServiceLayer::~KernelServiceLayer() = default;
-void KernelServiceLayer::on_event(const trace::KernelEvent& e) { impl_->on_event(e); }
+void KernelServiceLayer::on_event(const KernelEvent& e) { impl_->on_event(e); }
 KernelReport KernelServiceLayer::finish() { return impl_->finish(); }
 
 bool KernelReport::ok() const { return findings.empty(); }
 
-KernelReport check_kernel_trace(const std::vector<trace::KernelEvent>& events,
-                                const std::string& file, const KernelCheckOptions& options) {
+KernelReport check_kernel_trace(const std::vector<KernelEvent>& events, const std::string& file,
+                                const KernelCheckOptions& options) {
   KernelServiceLayer layer(file, options);
   for (const auto& e : events) layer.on_event(e);
   return layer.finish();
 }
 
-void learn_from_snapshot(const trace::SchedDebugSnapshot& snap, KernelCheckOptions& options) {
-  for (const auto& cpu : snap.cpus)
-    for (const auto& t : cpu.tasks) {
-      options.group_of[t.pid] = t.group_path;
-      if (t.custom_slice && t.slice_ns) options.slice_of[t.pid] = *t.slice_ns;
-    }
-  if (snap.base_slice_ns && options.base_slice_ns == 0) options.base_slice_ns = *snap.base_slice_ns;
-  options.group_source = "sched debug snapshot " + snap.file;
-}
-
-}  // namespace vlag::checker
+}  // namespace vlag::kernel

@@ -2,7 +2,8 @@
 // print in time order, but a file assembled from per-CPU parts need not be: a bounded window
 // (kept in time order, file order breaking ties) restores the order within it, so memory stays
 // bounded. An event older than one already passed on goes on as it is and is counted as late:
-// the consumer's per-CPU clock check then reports it as a trace fault.
+// the consumer's per-CPU clock check then reports it as a trace fault (SPEC.md §6.2).
+// kernel/capture_reader.h runs every perf script text through one, of kMergeWindow events.
 #pragma once
 
 #include <cstddef>
@@ -10,9 +11,9 @@
 #include <deque>
 #include <functional>
 
-#include "trace/kernel_events.h"
+#include "kernel/events.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 class TimeMerger {
  public:
@@ -36,4 +37,4 @@ class TimeMerger {
   int64_t late_ = 0;
 };
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

@@ -1,10 +1,10 @@
-#include "trace/text_fields.h"
+#include "kernel/text_fields.h"
 
 #include <charconv>
 
 #include "spec/error.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 void fail_at(const std::string& file, int line, const std::string& what) {
   throw Error(file + ":" + std::to_string(line) + ": " + what);
@@ -28,4 +28,4 @@ int64_t parse_int64(std::string_view text, const std::string& file, int line,
   return v;
 }
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

@@ -1,26 +1,30 @@
-#include "trace/kernel_import.h"
+#include "kernel/import.h"
 
 #include <algorithm>
 
 #include "spec/weights.h"
 
-namespace vlag::trace {
+namespace vlag::kernel {
 namespace {
 
 bool fair_prio(std::optional<int> prio) { return prio && *prio >= 100 && *prio <= 139; }
 
 }  // namespace
 
-KernelImporter::KernelImporter(Writer& out, const KernelImportOptions& options,
+void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelImportOptions& options) {
+  options.slice_of.merge(custom_slices(snap));
+}
+
+KernelImporter::KernelImporter(trace::Writer& out, const KernelImportOptions& options,
                                const std::string& source)
     : out_(out), options_(options) {
-  Header h;
+  trace::Header h;
   h.producer = "linux sched tracepoints, cpu " + std::to_string(options.cpu) + " of " + source;
   h.params = make_params(preset_by_name("linux-6.18"), options.hz, 1);
   out_.header(h);
 }
 
-void KernelImporter::emit(Event ev) {
+void KernelImporter::emit(trace::Event ev) {
   ev.t = std::max(ev.t, last_t_);  // records of other CPUs may trail by a few ns
   last_t_ = ev.t;
   out_.event(ev);
@@ -31,8 +35,8 @@ void KernelImporter::emit(Event ev) {
 void KernelImporter::ensure_known(int64_t pid, int prio, int64_t t) {
   if (tasks_.count(pid)) {
     if (prio_[pid] != prio) {
-      Event ev;
-      ev.kind = EventKind::Reweight;
+      trace::Event ev;
+      ev.kind = trace::EventKind::Reweight;
       ev.t = t;
       ev.task = pid;
       ev.weight = nice_to_weight(prio - 120);
@@ -41,8 +45,8 @@ void KernelImporter::ensure_known(int64_t pid, int prio, int64_t t) {
     }
     return;
   }
-  Event ev;
-  ev.kind = EventKind::New;
+  trace::Event ev;
+  ev.kind = trace::EventKind::New;
   ev.t = t;
   ev.task = pid;
   ev.weight = nice_to_weight(prio - 120);
@@ -56,8 +60,8 @@ void KernelImporter::ensure_known(int64_t pid, int prio, int64_t t) {
 void KernelImporter::arrive(int64_t pid, int prio, int64_t t) {
   ensure_known(pid, prio, t);
   if (tasks_[pid] != Where::Sleeping) return;
-  Event ev;
-  ev.kind = EventKind::Wakeup;
+  trace::Event ev;
+  ev.kind = trace::EventKind::Wakeup;
   ev.t = t;
   ev.task = pid;
   emit(ev);
@@ -74,8 +78,8 @@ void KernelImporter::on_event(const KernelEvent& e) {
     case KernelEventKind::Migrate: {
       const auto it = tasks_.find(e.pid);
       if (e.orig_cpu == c && it != tasks_.end() && it->second == Where::Queued) {
-        Event ev;  // leaves this runqueue without sleeping (SPEC.md §4.7)
-        ev.kind = EventKind::Dequeue;
+        trace::Event ev;  // leaves this runqueue without sleeping (SPEC.md §4.7)
+        ev.kind = trace::EventKind::Dequeue;
         ev.t = e.time_ns;
         ev.task = e.pid;
         emit(ev);
@@ -92,21 +96,21 @@ void KernelImporter::on_event(const KernelEvent& e) {
         const char st = e.prev_state.empty() ? 'R' : e.prev_state[0];
         prev->second = Where::Queued;
         if (st != 'R') {
-          Event ev;
-          ev.kind = EventKind::Sleep;
+          trace::Event ev;
+          ev.kind = trace::EventKind::Sleep;
           ev.t = e.time_ns;
           ev.task = e.prev_pid;
           emit(ev);
           prev->second = Where::Sleeping;
           if (st == 'Z' || st == 'X') {
-            ev.kind = EventKind::Exit;
+            ev.kind = trace::EventKind::Exit;
             emit(ev);
             tasks_.erase(prev);
           }
         }
       }
-      Event pick;
-      pick.kind = EventKind::Pick;
+      trace::Event pick;
+      pick.kind = trace::EventKind::Pick;
       pick.t = e.time_ns;
       if (fair_prio(e.prio) && e.pid != 0) {
         arrive(e.pid, *e.prio, e.time_ns);  // a task running at the trace's start has no wakeup
@@ -124,4 +128,4 @@ void KernelImporter::on_event(const KernelEvent& e) {
   }
 }
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

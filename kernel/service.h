@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "checker/snapshot_check.h"
-#include "trace/kernel_events.h"
+#include "kernel/events.h"
+#include "kernel/snapshot_check.h"
 
-namespace vlag::checker {
+namespace vlag::kernel {
 
 struct KernelCheckOptions {
   int hz = 250;               // the kernel's CONFIG_HZ (not in the trace)
@@ -76,7 +76,7 @@ class KernelServiceLayer {
   KernelServiceLayer(const KernelServiceLayer&) = delete;
   KernelServiceLayer& operator=(const KernelServiceLayer&) = delete;
 
-  void on_event(const trace::KernelEvent& e);
+  void on_event(const KernelEvent& e);
   KernelReport finish();
 
  private:
@@ -85,10 +85,7 @@ class KernelServiceLayer {
 };
 
 /// All of a trace at once (the events in file order).
-KernelReport check_kernel_trace(const std::vector<trace::KernelEvent>& events,
-                                const std::string& file, const KernelCheckOptions& options);
+KernelReport check_kernel_trace(const std::vector<KernelEvent>& events, const std::string& file,
+                                const KernelCheckOptions& options);
 
-/// pid → group path and pid → custom slice, from the task tables of sched debug snapshots.
-void learn_from_snapshot(const trace::SchedDebugSnapshot& snap, KernelCheckOptions& options);
-
-}  // namespace vlag::checker
+}  // namespace vlag::kernel

@@ -1,7 +1,7 @@
-// /sys/kernel/debug/sched/debug, parsed by its headers: per CPU, each cfs_rq's ".key : value"
-// fields and the "runnable tasks" table, whose columns differ between kernel versions and are
-// therefore looked up by their header names. Times are printed as ms with six decimals and
-// are kept as exact nanoseconds.
+// /sys/kernel/debug/sched/debug (SPEC.md §6.1), parsed by its headers: per CPU, each cfs_rq's
+// ".key : value" fields and the "runnable tasks" table, whose columns differ between kernel
+// versions and are therefore looked up by their header names. Times are printed as ms with six
+// decimals and are kept as exact nanoseconds.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace vlag::trace {
+namespace vlag::kernel {
 
 struct SnapshotField {
   std::string value;
@@ -63,7 +63,11 @@ struct SchedDebugSnapshot {
 int64_t parse_ms_as_ns(const std::string& text, const std::string& file, int line,
                        const std::string& field);
 
+/// pid → slice ns of the tasks printed with the custom-slice flag (a pid listed twice keeps
+/// its last).
+std::map<int64_t, int64_t> custom_slices(const SchedDebugSnapshot& snap);
+
 /// Parses a whole snapshot. Throws vlag::Error "FILE:LINE: field …" on malformed input.
 SchedDebugSnapshot parse_sched_debug(std::istream& in, const std::string& file);
 
-}  // namespace vlag::trace
+}  // namespace vlag::kernel

@@ -1,11 +1,12 @@
 // `vlag kernel record`: perf record on the sched tracepoints around a command, sched debug
-// snapshots while it runs, then perf script; the files it leaves are checked like any capture.
+// snapshots while it runs, then perf script; the files it leaves are checked like any capture
+// (SPEC.md §6.1, §6.2).
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace vlag::cli {
+namespace vlag::kernel {
 
 struct RecordOptions {
   std::vector<std::string> command;  // empty: sleep for duration
@@ -26,4 +27,4 @@ std::vector<std::string> record_prerequisites();
 /// Records; throws vlag::Error when a step fails, naming the step.
 RecordedFiles record(const RecordOptions& options);
 
-}  // namespace vlag::cli
+}  // namespace vlag::kernel
