@@ -1,18 +1,19 @@
-// A CPU hog for the live kernel test: `hog SECONDS NICE [PIDFILE]` spins for SECONDS at nice
-// NICE, appending its pid to PIDFILE first so the test can tell its hogs from anyone else's.
-#include <sys/resource.h>
-#include <unistd.h>
-
+// A CPU hog for the live kernel test and the captures: `hog SECONDS NICE [PIDFILE|-] [SLICE_US]`
+// spins for SECONDS at nice NICE, with a custom slice of SLICE_US when given (Linux >= 6.12),
+// appending its pid to PIDFILE first (unless "-") so a test can tell its hogs from anyone else's.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+
+#include "sched_attr.h"
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 4) {
-    std::fprintf(stderr, "usage: hog SECONDS NICE [PIDFILE]\n");
+  if (argc < 3 || argc > 5) {
+    std::fprintf(stderr, "usage: hog SECONDS NICE [PIDFILE|-] [SLICE_US]\n");
     return 2;
   }
-  if (argc == 4) {
+  if (argc >= 4 && std::strcmp(argv[3], "-") != 0) {
     FILE* f = std::fopen(argv[3], "a");
     if (!f) {
       std::perror(argv[3]);
@@ -22,10 +23,8 @@ int main(int argc, char** argv) {
     std::fclose(f);
   }
   const double seconds = std::atof(argv[1]);
-  if (setpriority(PRIO_PROCESS, 0, std::atoi(argv[2])) != 0) {
-    std::perror("setpriority");
-    return 2;
-  }
+  const int64_t slice_us = argc == 5 ? std::atoll(argv[4]) : 0;
+  if (!vlag::tools::set_fair_attr(std::atoi(argv[2]), slice_us)) return 2;
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
   }
