@@ -4,17 +4,19 @@
  * queued on, and streams the records (state_record.h) through a ring buffer. What each
  * tracepoint sees, before or after which kernel step, is in README.md ("What each tracepoint
  * sees"); the fields are read through sched_types.bpf.h, never through a vmlinux.h. */
+/* linux/bpf.h first: libbpf's headers use its types. */
+/* clang-format off */
 #include <linux/bpf.h>
 #include <stdbool.h>
-
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+/* clang-format on */
 
 #include "kernel/bpf/sched_types.bpf.h"
 #include "kernel/bpf/state_record.h"
 
-/* Tracing helpers (bpf_probe_read_kernel, bpf_per_cpu_ptr) are GPL-only in the kernel. */
+/* Tracing helpers (bpf_probe_read_kernel and others) are GPL-only in the kernel. */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the loader before load. */
@@ -98,14 +100,14 @@ static __always_inline int cpu_wanted(__u32 cpu) {
   return (cpu_mask[(c / 64) & (VLAG_BPF_CPU_WORDS - 1)] >> (c & 63)) & 1;
 }
 
-static __always_inline __u32 task_cpu(struct task_struct *p) {
+static __always_inline __u32 task_cpu(struct task_struct* p) {
   if (bpf_core_field_exists(p->thread_info.cpu)) return p->thread_info.cpu;
   return p->cpu;
 }
 
 /* The fair class holds the normal, batch and idle policies unless priority inheritance lends
  * an RT or deadline priority (prio < 100); pid 0 is the idle task, whose policy reads normal. */
-static __always_inline int task_is_fair(struct task_struct *p) {
+static __always_inline int task_is_fair(struct task_struct* p) {
   const unsigned int policy = p->policy;
   if (p->pid == 0) return 0;
   if (policy != SCHED_NORMAL && policy != SCHED_BATCH && policy != SCHED_IDLE) return 0;
@@ -115,16 +117,16 @@ static __always_inline int task_is_fair(struct task_struct *p) {
 /* The runqueue `p` is queued on, or would be: every task's se.cfs_rq is set by set_task_rq()
  * whatever its class. A per-CPU `runqueues` ksym would be simpler, but kernels built without
  * CONFIG_KALLSYMS_ALL cannot resolve data symbols for BPF. */
-static __always_inline struct rq *task_rq(struct task_struct *p) {
-  struct cfs_rq *c = p->se.cfs_rq;
+static __always_inline struct rq* task_rq(struct task_struct* p) {
+  struct cfs_rq* c = p->se.cfs_rq;
   if (!c) return 0;
   if (bpf_core_field_exists(c->rq)) return c->rq;
   /* Without group scheduling every task is on its rq's own cfs_rq. */
-  return (struct rq *)((__u64)c - bpf_core_field_offset(struct rq, cfs));
+  return (struct rq*)((__u64)c - bpf_core_field_offset(struct rq, cfs));
 }
 
-static __always_inline void fill_header(struct vlag_bpf_header *h, __u32 kind, __u32 cpu,
-                                        struct task_struct *p) {
+static __always_inline void fill_header(struct vlag_bpf_header* h, __u32 kind, __u32 cpu,
+                                        struct task_struct* p) {
   h->time_ns = bpf_ktime_get_ns();
   h->kind = kind;
   h->cpu = cpu;
@@ -140,7 +142,7 @@ static __always_inline void fill_header(struct vlag_bpf_header *h, __u32 kind, _
   h->rq_clock = 0;
   h->rq_clock_task = 0;
   h->rq_nr_running = 0;
-  struct rq *rq = task_rq(p);
+  struct rq* rq = task_rq(p);
   if (rq) {
     h->rq_clock = BPF_CORE_READ(rq, clock);
     h->rq_clock_task = BPF_CORE_READ(rq, clock_task);
@@ -148,7 +150,7 @@ static __always_inline void fill_header(struct vlag_bpf_header *h, __u32 kind, _
   }
 }
 
-static __always_inline __u32 entity_flags(struct sched_entity *se) {
+static __always_inline __u32 entity_flags(struct sched_entity* se) {
   __u32 f = 0;
   if (se->on_rq) f |= VLAG_BPF_ON_RQ;
   if (bpf_core_field_exists(se->sched_delayed) && se->sched_delayed) f |= VLAG_BPF_DELAYED;
@@ -158,7 +160,7 @@ static __always_inline __u32 entity_flags(struct sched_entity *se) {
   return f;
 }
 
-static __always_inline void fill_cfs_rq(struct vlag_bpf_level *l, struct cfs_rq *c) {
+static __always_inline void fill_cfs_rq(struct vlag_bpf_level* l, struct cfs_rq* c) {
   l->cfs_rq = (__u64)c;
   if (!c) return;
   if (bpf_core_field_exists(c->zero_vruntime))
@@ -185,7 +187,7 @@ static __always_inline void fill_cfs_rq(struct vlag_bpf_level *l, struct cfs_rq 
   l->next = (__u64)c->next;
 }
 
-static __always_inline void fill_level(struct vlag_bpf_level *l, struct sched_entity *se,
+static __always_inline void fill_level(struct vlag_bpf_level* l, struct sched_entity* se,
                                        __s32 pid) {
   l->e.se = (__u64)se;
   l->e.vruntime = se->vruntime;
@@ -211,8 +213,8 @@ static __always_inline void fill_level(struct vlag_bpf_level *l, struct sched_en
 
 /* Fills task block `t` and, for a fair task, its chain into levels[first..]; returns the
  * number of levels written. `slots` is the size of levels[] (a power of two). */
-static __always_inline __u32 fill_task(struct vlag_bpf_task *t, struct vlag_bpf_level *levels,
-                                       __u32 slots, __u32 first, struct task_struct *p) {
+static __always_inline __u32 fill_task(struct vlag_bpf_task* t, struct vlag_bpf_level* levels,
+                                       __u32 slots, __u32 first, struct task_struct* p) {
   t->pid = p->pid;
   t->tgid = p->tgid;
   bpf_probe_read_kernel(t->comm, sizeof(t->comm), p->comm);
@@ -226,7 +228,7 @@ static __always_inline __u32 fill_task(struct vlag_bpf_task *t, struct vlag_bpf_
   t->nlevels = 0;
   if (!task_is_fair(p)) return 0;
   t->flags |= VLAG_BPF_TASK_FAIR;
-  struct sched_entity *se = &p->se;
+  struct sched_entity* se = &p->se;
   __u32 n = 0;
   for (int i = 0; i < VLAG_BPF_MAX_LEVELS; i++) {
     if (!se) break;
@@ -241,23 +243,23 @@ static __always_inline __u32 fill_task(struct vlag_bpf_task *t, struct vlag_bpf_
 
 static __always_inline long ring_flags(void) {
   return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-                                                                         : BPF_RB_NO_WAKEUP;
+                                                                        : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void count_lost(void) {
   __u32 zero = 0;
-  __u64 *n = bpf_map_lookup_elem(&lost, &zero);
+  __u64* n = bpf_map_lookup_elem(&lost, &zero);
   if (n) *n += 1;
 }
 
-static __always_inline void send(void *data, __u64 size) {
+static __always_inline void send(void* data, __u64 size) {
   if (bpf_ringbuf_output(&records, data, size, ring_flags()) != 0) count_lost();
 }
 
 /* One task's record: kinds other than switch and queue. */
-static __always_inline void emit_task(__u32 slot, __u32 kind, __u32 cpu, struct task_struct *p,
+static __always_inline void emit_task(__u32 slot, __u32 kind, __u32 cpu, struct task_struct* p,
                                       __u64 arg, __s64 arg2, __s32 target) {
-  struct task_record *r = bpf_map_lookup_elem(&task_scratch, &slot);
+  struct task_record* r = bpf_map_lookup_elem(&task_scratch, &slot);
   if (!r) return;
   fill_header(&r->h, kind, cpu, p);
   r->h.arg = arg;
@@ -273,11 +275,11 @@ static __always_inline void emit_task(__u32 slot, __u32 kind, __u32 cpu, struct 
 /* The entities in cfs_rq `cfs_addr`'s tree (the queued ones but curr), in no particular order:
  * a walk with an explicit work list, since BPF has no recursion. A global function, so the
  * verifier checks it once rather than at each of its call sites. Returns 1 when sent. */
-__noinline int emit_queue(__u64 cfs_addr, __u32 level, struct vlag_bpf_header *sw) {
+__noinline int emit_queue(__u64 cfs_addr, __u32 level, struct vlag_bpf_header* sw) {
   __u32 zero = 0;
-  struct queue_record *r = bpf_map_lookup_elem(&queue_scratch, &zero);
+  struct queue_record* r = bpf_map_lookup_elem(&queue_scratch, &zero);
   if (!r || !sw) return 0;
-  struct cfs_rq *c = (struct cfs_rq *)cfs_addr;
+  struct cfs_rq* c = (struct cfs_rq*)cfs_addr;
   r->h = *sw;
   r->h.kind = VLAG_BPF_QUEUE;
   r->h.ntasks = 0;
@@ -295,12 +297,12 @@ __noinline int emit_queue(__u64 cfs_addr, __u32 level, struct vlag_bpf_header *s
   const __u64 node_off = bpf_core_field_offset(struct sched_entity, run_node);
   const __u64 se_off = bpf_core_field_offset(struct task_struct, se);
   for (int i = 0; i < VLAG_BPF_MAX_QUEUE; i++) {
-    __u32 top = *(volatile __u32 *)&r->top; /* reloaded: see struct queue_record */
+    __u32 top = *(volatile __u32*)&r->top; /* reloaded: see struct queue_record */
     if (top == 0 || top > STACK_SLOTS) break;
     top--;
-    struct rb_node *node = (struct rb_node *)r->stack[top & (STACK_SLOTS - 1)];
-    struct sched_entity *se = (struct sched_entity *)((__u64)node - node_off);
-    struct vlag_bpf_entity *q = &r->queued[r->n & (VLAG_BPF_MAX_QUEUE - 1)];
+    struct rb_node* node = (struct rb_node*)r->stack[top & (STACK_SLOTS - 1)];
+    struct sched_entity* se = (struct sched_entity*)((__u64)node - node_off);
+    struct vlag_bpf_entity* q = &r->queued[r->n & (VLAG_BPF_MAX_QUEUE - 1)];
     q->se = (__u64)se;
     q->vruntime = BPF_CORE_READ(se, vruntime);
     q->deadline = BPF_CORE_READ(se, deadline);
@@ -309,7 +311,8 @@ __noinline int emit_queue(__u64 cfs_addr, __u32 level, struct vlag_bpf_header *s
     q->vlag = (__u64)BPF_CORE_READ(se, vlag);
     __u32 f = 0;
     if (BPF_CORE_READ_BITFIELD_PROBED(se, on_rq)) f |= VLAG_BPF_ON_RQ;
-    if (bpf_core_field_exists(se->sched_delayed) && BPF_CORE_READ_BITFIELD_PROBED(se, sched_delayed))
+    if (bpf_core_field_exists(se->sched_delayed) &&
+        BPF_CORE_READ_BITFIELD_PROBED(se, sched_delayed))
       f |= VLAG_BPF_DELAYED;
     if (bpf_core_field_exists(se->rel_deadline) && BPF_CORE_READ_BITFIELD_PROBED(se, rel_deadline))
       f |= VLAG_BPF_REL_DEADLINE;
@@ -319,7 +322,7 @@ __noinline int emit_queue(__u64 cfs_addr, __u32 level, struct vlag_bpf_header *s
       f |= VLAG_BPF_GROUP;
       q->pid = 0;
     } else {
-      q->pid = BPF_CORE_READ((struct task_struct *)((__u64)se - se_off), pid);
+      q->pid = BPF_CORE_READ((struct task_struct*)((__u64)se - se_off), pid);
     }
     q->flags = f;
     r->n++;
@@ -327,7 +330,7 @@ __noinline int emit_queue(__u64 cfs_addr, __u32 level, struct vlag_bpf_header *s
     const __u64 right = (__u64)BPF_CORE_READ(node, rb_right);
     if (left && top < STACK_SLOTS) r->stack[top++ & (STACK_SLOTS - 1)] = left;
     if (right && top < STACK_SLOTS) r->stack[top++ & (STACK_SLOTS - 1)] = right;
-    *(volatile __u32 *)&r->top = top;
+    *(volatile __u32*)&r->top = top;
   }
   __u32 n = r->n;
   r->h.truncated = r->top != 0;
@@ -337,13 +340,13 @@ __noinline int emit_queue(__u64 cfs_addr, __u32 level, struct vlag_bpf_header *s
   return 1;
 }
 
-static __always_inline void on_switch_common(bool preempt, struct task_struct *prev,
-                                             struct task_struct *next, unsigned int prev_state,
+static __always_inline void on_switch_common(bool preempt, struct task_struct* prev,
+                                             struct task_struct* next, unsigned int prev_state,
                                              bool with_queues) {
   const __u32 cpu = bpf_get_smp_processor_id();
   if (!cpu_wanted(cpu)) return;
   __u32 zero = 0;
-  struct switch_record *r = bpf_map_lookup_elem(&switch_scratch, &zero);
+  struct switch_record* r = bpf_map_lookup_elem(&switch_scratch, &zero);
   if (!r) return;
   fill_header(&r->h, VLAG_BPF_SWITCH, cpu, prev);
   r->h.arg = prev_state;
@@ -370,35 +373,35 @@ static __always_inline void on_switch_common(bool preempt, struct task_struct *p
 /* Two programs, one loaded: the tree walk costs the verifier (and every switch) enough that a
  * capture without queue snapshots should not carry it. */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+int BPF_PROG(on_switch, bool preempt, struct task_struct* prev, struct task_struct* next,
              unsigned int prev_state) {
   on_switch_common(preempt, prev, next, prev_state, false);
   return 0;
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch_queues, bool preempt, struct task_struct *prev, struct task_struct *next,
+int BPF_PROG(on_switch_queues, bool preempt, struct task_struct* prev, struct task_struct* next,
              unsigned int prev_state) {
   on_switch_common(preempt, prev, next, prev_state, true);
   return 0;
 }
 
 SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *p) {
+int BPF_PROG(on_wakeup, struct task_struct* p) {
   const __u32 cpu = task_cpu(p);
   if (cpu_wanted(cpu)) emit_task(0, VLAG_BPF_WAKEUP, cpu, p, 0, 0, 0);
   return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(on_wakeup_new, struct task_struct *p) {
+int BPF_PROG(on_wakeup_new, struct task_struct* p) {
   const __u32 cpu = task_cpu(p);
   if (cpu_wanted(cpu)) emit_task(0, VLAG_BPF_WAKEUP_NEW, cpu, p, 0, 0, 0);
   return 0;
 }
 
 SEC("tp_btf/sched_migrate_task")
-int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
+int BPF_PROG(on_migrate, struct task_struct* p, int dest_cpu) {
   const __u32 cpu = task_cpu(p);
   if (cpu_wanted(cpu) || cpu_wanted((__u32)dest_cpu))
     emit_task(0, VLAG_BPF_MIGRATE, cpu, p, (__u64)dest_cpu, 0, 0);
@@ -406,14 +409,14 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu) {
 }
 
 SEC("tp_btf/sched_stat_runtime")
-int BPF_PROG(on_runtime, struct task_struct *p, __u64 runtime) {
+int BPF_PROG(on_runtime, struct task_struct* p, __u64 runtime) {
   const __u32 cpu = bpf_get_smp_processor_id();
   if (cpu_wanted(cpu)) emit_task(0, VLAG_BPF_RUNTIME, cpu, p, runtime, 0, 0);
   return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p) {
+int BPF_PROG(on_exit, struct task_struct* p) {
   const __u32 cpu = bpf_get_smp_processor_id();
   if (cpu_wanted(cpu)) emit_task(1, VLAG_BPF_EXIT, cpu, p, 0, 0, 0);
   return 0;
@@ -424,14 +427,14 @@ int BPF_PROG(on_exit, struct task_struct *p) {
  * syscall then pays for the filter). The arguments are read from x86-64 registers. */
 #if defined(__TARGET_ARCH_x86)
 SEC("tp_btf/sys_exit")
-int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
+int BPF_PROG(on_sys_exit, struct pt_regs* regs, long ret) {
   const __s64 nr = (__s64)regs->orig_ax;
   if (nr != setattr_nr[0] && nr != setattr_nr[1] && nr != setattr_nr[2] && nr != setattr_nr[3])
     return 0;
   /* setpriority(which, who, prio) names its target second, the sched_* calls first. */
   __s32 target = (__s32)regs->di;
   if (nr == setpriority_nr) target = regs->di == 0 /* PRIO_PROCESS */ ? (__s32)regs->si : -1;
-  struct task_struct *self = bpf_get_current_task_btf();
+  struct task_struct* self = bpf_get_current_task_btf();
   const __u32 cpu = bpf_get_smp_processor_id();
   if (cpu_wanted(cpu)) emit_task(1, VLAG_BPF_SETATTR, cpu, self, (__u64)nr, ret, target);
   return 0;
