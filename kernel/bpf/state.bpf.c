@@ -114,15 +114,26 @@ static __always_inline int task_is_fair(struct task_struct* p) {
   return p->prio >= MAX_RT_PRIO;
 }
 
-/* The runqueue `p` is queued on, or would be: every task's se.cfs_rq is set by set_task_rq()
- * whatever its class. A per-CPU `runqueues` ksym would be simpler, but kernels built without
- * CONFIG_KALLSYMS_ALL cannot resolve data symbols for BPF. */
-static __always_inline struct rq* task_rq(struct task_struct* p) {
+/* The clocks of the runqueue `p` is queued on, or would be: every task's se.cfs_rq is set by
+ * set_task_rq() whatever its class. A per-CPU `runqueues` ksym would be simpler, but kernels
+ * built without CONFIG_KALLSYMS_ALL cannot resolve data symbols for BPF. */
+static __always_inline void fill_rq(struct vlag_bpf_header* h, struct task_struct* p) {
   struct cfs_rq* c = p->se.cfs_rq;
-  if (!c) return 0;
-  if (bpf_core_field_exists(c->rq)) return c->rq;
-  /* Without group scheduling every task is on its rq's own cfs_rq. */
-  return (struct rq*)((__u64)c - bpf_core_field_offset(struct rq, cfs));
+  if (!c) return;
+  if (bpf_core_field_exists(c->rq)) {
+    struct rq* rq = c->rq; /* a BTF pointer: plain loads */
+    if (!rq) return;
+    h->rq_clock = rq->clock;
+    h->rq_clock_task = rq->clock_task;
+    h->rq_nr_running = rq->nr_running;
+  } else {
+    /* Without group scheduling every task is on its rq's own cfs_rq; the computed pointer is
+     * no BTF pointer, so it is read through probes. */
+    struct rq* rq = (struct rq*)((__u64)c - bpf_core_field_offset(struct rq, cfs));
+    h->rq_clock = BPF_CORE_READ(rq, clock);
+    h->rq_clock_task = BPF_CORE_READ(rq, clock_task);
+    h->rq_nr_running = BPF_CORE_READ(rq, nr_running);
+  }
 }
 
 static __always_inline void fill_header(struct vlag_bpf_header* h, __u32 kind, __u32 cpu,
@@ -142,12 +153,7 @@ static __always_inline void fill_header(struct vlag_bpf_header* h, __u32 kind, _
   h->rq_clock = 0;
   h->rq_clock_task = 0;
   h->rq_nr_running = 0;
-  struct rq* rq = task_rq(p);
-  if (rq) {
-    h->rq_clock = BPF_CORE_READ(rq, clock);
-    h->rq_clock_task = BPF_CORE_READ(rq, clock_task);
-    h->rq_nr_running = BPF_CORE_READ(rq, nr_running);
-  }
+  fill_rq(h, p);
 }
 
 static __always_inline __u32 entity_flags(struct sched_entity* se) {
@@ -217,7 +223,7 @@ static __always_inline __u32 fill_task(struct vlag_bpf_task* t, struct vlag_bpf_
                                        __u32 slots, __u32 first, struct task_struct* p) {
   t->pid = p->pid;
   t->tgid = p->tgid;
-  bpf_probe_read_kernel(t->comm, sizeof(t->comm), p->comm);
+  __builtin_memcpy(t->comm, p->comm, sizeof(t->comm));
   t->prio = p->prio;
   t->policy = p->policy;
   t->task_cpu = task_cpu(p);

@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "kernel/bpf/kernel_btf.h"
+#include "kernel/bpf/raw_capture.h"
 #include "kernel/bpf/state_decode.h"
 #include "state.skel.h"
 
@@ -215,6 +216,7 @@ struct Drain {
   RecordDecoder decoder;
   StateRecord record;
   const std::function<void(const StateRecord&)>* on_record = nullptr;
+  std::unique_ptr<RawWriter> raw;  // set: records go there undecoded
   uint64_t records = 0;
   std::exception_ptr failure;
 };
@@ -223,7 +225,10 @@ struct Drain {
 int on_ring_record(void* ctx, void* data, size_t size) {
   auto* d = static_cast<Drain*>(ctx);
   try {
-    if (d->decoder.decode(data, size, d->record)) {
+    if (d->raw) {
+      d->raw->write(data, size);
+      ++d->records;
+    } else if (d->decoder.decode(data, size, d->record)) {
       ++d->records;
       (*d->on_record)(d->record);
     }
@@ -297,6 +302,7 @@ CaptureResult capture(const CaptureOptions& options,
 
   Drain drain;
   drain.on_record = &on_record;
+  if (!options.raw_path.empty()) drain.raw = std::make_unique<RawWriter>(options.raw_path);
   std::unique_ptr<ring_buffer, RingDeleter> ring(
       ring_buffer__new(bpf_map__fd(skel->maps.records), on_ring_record, &drain, nullptr));
   if (!ring) throw CaptureError(CaptureErrorKind::System, "cannot map the ring buffer");
@@ -344,6 +350,7 @@ CaptureResult capture(const CaptureOptions& options,
     kill(child, SIGTERM);
     waitpid(child, &result.command_status, 0);
   }
+  if (drain.raw) drain.raw->close();
   result.records = drain.records;
   result.lost_per_cpu = read_lost(skel.get(), cpus);
   return result;

@@ -140,11 +140,12 @@ struct CaptureOptions {
   bool queues = false;   // at each switch, every entity in next's cfs_rqs (costly: README)
   bool setattr = false;  // the sys_exit probe for renice / sched_setattr (every syscall pays)
   size_t ring_bytes = size_t{32} << 20;  // a power of two, at least one page
+  std::string raw_path;  // write the records here undecoded (raw_capture.h), not to on_record
 };
 
 struct CaptureResult {
   KernelParameters kernel;
-  uint64_t records = 0;
+  uint64_t records = 0;  // delivered to on_record, or ring records written to raw_path
   std::vector<uint64_t> lost_per_cpu;  // by CPU number, records the ring buffer had no room for
   uint64_t lost_total() const;
   double seconds = 0;

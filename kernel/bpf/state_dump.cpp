@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "kernel/bpf/raw_capture.h"
 #include "kernel/bpf/state_capture.h"
 #include "kernel/bpf/state_format.h"
 
@@ -43,7 +44,7 @@ std::vector<int> parse_cpus(const std::string& list) {
 int main(int argc, char** argv) {
   CLI::App app{"Capture the running kernel's EEVDF state with BPF and print the records."};
   CaptureOptions o;
-  std::string cpus, out_path;
+  std::string cpus, out_path, decode_path;
   bool json = false, quiet = false;
   size_t ring_mb = 32;
   app.add_option("--duration", o.duration_s, "seconds to capture (with a command: at most)")
@@ -55,6 +56,9 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "JSON Lines instead of text");
   app.add_flag("--quiet", quiet, "decode every record but print only the summary");
   app.add_option("-o,--output", out_path, "write the records here instead of stdout");
+  app.add_option("--raw", o.raw_path,
+                 "keep the records undecoded in this file (cheapest on a busy machine)");
+  app.add_option("--decode", decode_path, "print the records of a --raw file; capture nothing");
   app.add_option("--ring-mb", ring_mb, "ring buffer size in MiB (a power of two)")
       ->check(CLI::Range(1, 1024));
   app.add_option("command", o.command, "a command to capture around (after --)");
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (!cpus.empty()) o.cpus = parse_cpus(cpus);
-    if (o.duration_s <= 0 && o.command.empty())
+    if (o.duration_s <= 0 && o.command.empty() && decode_path.empty())
       throw CLI::ValidationError("--duration", "give a duration, a command, or both");
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
@@ -80,19 +84,23 @@ int main(int argc, char** argv) {
     }
     out = file.get();
   }
+  const auto print = [&](const StateRecord& r) {
+    if (quiet) return;
+    const std::string line = json ? format_record_json(r) : format_record_text(r);
+    std::fwrite(line.data(), 1, line.size(), out);
+  };
   try {
-    const auto result = capture(
-        o,
-        [&](const StateRecord& r) {
-          if (quiet) return;
-          const std::string line = json ? format_record_json(r) : format_record_text(r);
-          std::fwrite(line.data(), 1, line.size(), out);
-        },
-        [&](const KernelParameters& k) {
-          if (quiet) return;
-          const std::string head = json ? format_parameters_json(k) : format_parameters_text(k);
-          std::fwrite(head.data(), 1, head.size(), out);
-        });
+    if (!decode_path.empty()) {
+      const uint64_t n = read_raw_capture(decode_path, print);
+      std::fprintf(stderr, "state_dump: %llu records in %s\n", static_cast<unsigned long long>(n),
+                   decode_path.c_str());
+      return 0;
+    }
+    const auto result = capture(o, print, [&](const KernelParameters& k) {
+      if (quiet) return;
+      const std::string head = json ? format_parameters_json(k) : format_parameters_text(k);
+      std::fwrite(head.data(), 1, head.size(), out);
+    });
     std::string lost;
     for (size_t c = 0; c < result.lost_per_cpu.size(); ++c)
       lost += fmt::format(" cpu{}={}", c, result.lost_per_cpu[c]);

@@ -4,10 +4,12 @@
 #include "kernel/bpf/state_decode.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <vector>
 
+#include "kernel/bpf/raw_capture.h"
 #include "kernel/bpf/state_record.h"
 
 namespace vlag::kernel::bpf {
@@ -165,6 +167,40 @@ TEST(BpfRecordDecoder, RefusesBytesOfTheWrongShape) {
   EXPECT_THROW(d.decode(past.data(), past.size(), r), CaptureError);
   ASSERT_TRUE(d.decode(bytes.data(), bytes.size(), r));
   EXPECT_EQ(r.kind, RecordKind::Runtime);
+}
+
+TEST(BpfRawCapture, KeepsRecordsToDecodeLaterAndRefusesACutFile) {
+  char path[] = "/tmp/vlag-raw-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  const auto runtime =
+      bytes_of(header(VLAG_BPF_RUNTIME, 1, 1), {task(10, "t", 0, 1)}, {level(0xa0, 0xc0, 5)});
+  auto sw = header(VLAG_BPF_SWITCH, 2, 1);
+  const auto switched =
+      bytes_of(sw, {task(10, "t", 0, 0), task(11, "u", 0, 1)}, {level(0xb0, 0xc0, 9)});
+  RawWriter w(path);
+  w.write(runtime.data(), runtime.size());
+  w.write(switched.data(), switched.size());
+  w.close();
+  std::vector<StateRecord> got;
+  EXPECT_EQ(read_raw_capture(path, [&](const StateRecord& r) { got.push_back(r); }), 2u);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].kind, RecordKind::Runtime);
+  EXPECT_EQ(got[1].tasks[1].chain[0].vruntime, 9u);
+  // Cut inside the second record: the first still decodes, then the offset is named.
+  ASSERT_EQ(truncate(path, static_cast<off_t>(8 + 4 + runtime.size() + 4 + 10)), 0);
+  got.clear();
+  try {
+    read_raw_capture(path, [&](const StateRecord& r) { got.push_back(r); });
+    ADD_FAILURE() << "a cut file was read";
+  } catch (const CaptureError& e) {
+    EXPECT_NE(std::string(e.what()).find("offset " + std::to_string(8 + 4 + runtime.size())),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(got.size(), 1u);
+  unlink(path);
 }
 
 }  // namespace
