@@ -218,9 +218,11 @@ static __always_inline void fill_level(struct vlag_bpf_level* l, struct sched_en
 }
 
 /* Fills task block `t` and, for a fair task, its chain into levels[first..]; returns the
- * number of levels written. `slots` is the size of levels[] (a power of two). */
+ * number of levels written. `slots` is the size of levels[] (a power of two). The chain stops
+ * at the first entity already among levels[0..nshared) (prev's, for next in a switch). */
 static __always_inline __u32 fill_task(struct vlag_bpf_task* t, struct vlag_bpf_level* levels,
-                                       __u32 slots, __u32 first, struct task_struct* p) {
+                                       __u32 slots, __u32 first, struct task_struct* p,
+                                       __u32 nshared) {
   t->pid = p->pid;
   t->tgid = p->tgid;
   __builtin_memcpy(t->comm, p->comm, sizeof(t->comm));
@@ -232,17 +234,26 @@ static __always_inline __u32 fill_task(struct vlag_bpf_task* t, struct vlag_bpf_
   t->flags = 0;
   t->first_level = first;
   t->nlevels = 0;
+  t->shared_from = VLAG_BPF_NOT_SHARED;
   if (!task_is_fair(p)) return 0;
   t->flags |= VLAG_BPF_TASK_FAIR;
   struct sched_entity* se = &p->se;
   __u32 n = 0;
   for (int i = 0; i < VLAG_BPF_MAX_LEVELS; i++) {
     if (!se) break;
+    for (__u32 j = 0; j < VLAG_BPF_MAX_LEVELS; j++) {
+      if (j >= nshared) break;
+      if (levels[j & (slots - 1)].e.se == (__u64)se) {
+        t->shared_from = j;
+        break;
+      }
+    }
+    if (t->shared_from != VLAG_BPF_NOT_SHARED) break;
     fill_level(&levels[(first + n) & (slots - 1)], se, n == 0 ? p->pid : 0);
     n++;
     se = se->parent;
   }
-  if (se) t->flags |= VLAG_BPF_TASK_TRUNCATED;
+  if (se && t->shared_from == VLAG_BPF_NOT_SHARED) t->flags |= VLAG_BPF_TASK_TRUNCATED;
   t->nlevels = n;
   return n;
 }
@@ -272,7 +283,7 @@ static __always_inline void emit_task(__u32 slot, __u32 kind, __u32 cpu, struct 
   r->h.arg2 = arg2;
   r->h.target_pid = target;
   r->h.ntasks = 1;
-  __u32 n = fill_task(&r->task, r->levels, VLAG_BPF_MAX_LEVELS, 0, p);
+  __u32 n = fill_task(&r->task, r->levels, VLAG_BPF_MAX_LEVELS, 0, p, 0);
   if (n > VLAG_BPF_MAX_LEVELS) n = VLAG_BPF_MAX_LEVELS;
   r->h.nlevels = n;
   send(r, sizeof(r->h) + sizeof(r->task) + n * sizeof(r->levels[0]));
@@ -358,14 +369,15 @@ static __always_inline void on_switch_common(bool preempt, struct task_struct* p
   r->h.arg = prev_state;
   r->h.arg2 = preempt;
   r->h.ntasks = 2;
-  __u32 n0 = fill_task(&r->tasks[0], r->levels, LEVEL_SLOTS, 0, prev);
-  __u32 n1 = fill_task(&r->tasks[1], r->levels, LEVEL_SLOTS, n0, next);
+  __u32 n0 = fill_task(&r->tasks[0], r->levels, LEVEL_SLOTS, 0, prev, 0);
+  __u32 n1 = fill_task(&r->tasks[1], r->levels, LEVEL_SLOTS, n0, next, n0);
   __u32 n = n0 + n1;
   if (n > LEVEL_SLOTS) n = LEVEL_SLOTS;
   r->h.nlevels = n;
   if (with_queues) {
-    /* Next's cfs_rqs, bottom to top of its chain: each is where a pick chose one of next's
-     * entities. Sent before the switch record so the decoder can attach them to it. */
+    /* The cfs_rqs of next's own levels, bottom up: each is where a pick chose one of next's
+     * entities (the levels shared with prev were kept, not picked). Sent before the switch
+     * record so the decoder can attach them to it. */
     __u32 sent = 0;
     for (__u32 i = 0; i < VLAG_BPF_MAX_LEVELS; i++) {
       if (i >= n1) break;

@@ -70,6 +70,9 @@ struct TaskState {
   bool fair = false;   // a fair-class task: chain follows
   bool chain_truncated = false;
   std::vector<EntityState> chain;  // [0] the task's entity … back() queued on the root cfs_rq
+  // Switch: next's chain from this index on is prev's (the entities both share, kept as curr
+  // by the pick; 0xff: none shared). The decoder has copied them into next's chain.
+  uint8_t shared_from = 0xff;
 };
 
 // Every entity in one cfs_rq's tree at a switch: the competitors of the entity picked there.

@@ -137,10 +137,21 @@ bool RecordDecoder::decode(const void* data, size_t size, StateRecord& out) {
     if (size_t{t.first_level} + t.nlevels > h.nlevels)
       malformed("task " + std::to_string(t.pid) + " levels past the record's", size);
     task.chain.resize(t.nlevels);
+    task.shared_from = t.shared_from;
     for (size_t j = 0; j < t.nlevels; ++j)
       decode_level(
           read_at<vlag_bpf_level>(bytes, levels_at + (t.first_level + j) * sizeof(vlag_bpf_level)),
           task.chain[j]);
+  }
+  // Next's chain goes on as prev's where they meet.
+  if (h.ntasks == 2 && out.tasks[1].shared_from != VLAG_BPF_NOT_SHARED) {
+    const auto& prev = out.tasks[0].chain;
+    auto& next = out.tasks[1].chain;
+    if (out.tasks[1].shared_from >= prev.size())
+      malformed("next shares level " + std::to_string(out.tasks[1].shared_from) +
+                    " of a chain of " + std::to_string(prev.size()),
+                size);
+    next.insert(next.end(), prev.begin() + out.tasks[1].shared_from, prev.end());
   }
   out.queues.clear();
   out.queues_complete = true;

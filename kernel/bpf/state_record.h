@@ -6,7 +6,9 @@
  * migrate, runtime, exit, setattr) carries `ntasks` task blocks (two for a switch: prev, next)
  * and then the entity levels of all of them, packed: task i owns `nlevels` levels starting at
  * `first_level`. Level 0 of a task is its own sched_entity, the last level the one queued on
- * the CPU's root cfs_rq. A queue record carries the entities in one cfs_rq's tree. */
+ * the CPU's root cfs_rq. In a switch, next's chain stops where it meets prev's: from there on
+ * (`shared_from`, an index into prev's levels) the entities are prev's, kept as curr, and are
+ * not sent twice. A queue record carries the entities in one cfs_rq's tree. */
 #ifndef VLAG_KERNEL_BPF_STATE_RECORD_H
 #define VLAG_KERNEL_BPF_STATE_RECORD_H
 
@@ -16,6 +18,7 @@
 #define VLAG_BPF_MAX_QUEUE 32 /* tree entities kept per queue record */
 #define VLAG_BPF_CPU_WORDS 8  /* the CPU filter: 64 * 8 = 512 CPUs */
 #define VLAG_BPF_COMM_LEN 16
+#define VLAG_BPF_NOT_SHARED 0xff
 
 enum vlag_bpf_kind {
   VLAG_BPF_SWITCH = 1,
@@ -69,7 +72,9 @@ struct vlag_bpf_task {
   __u32 on_rq;    /* p->on_rq: 0, 1 queued, 2 migrating */
   __u16 flags;    /* VLAG_BPF_TASK_* */
   __u8 first_level;
-  __u8 nlevels;
+  __u8 nlevels;     /* levels of its own */
+  __u8 shared_from; /* next: its chain goes on as prev's from this level; VLAG_BPF_NOT_SHARED */
+  __u8 pad[7];      /* levels follow task blocks unpadded: keep every block 8-byte sized */
 };
 
 /* An entity as a cfs_rq's tree holds it: the part of a level a queue record repeats. */
@@ -100,6 +105,16 @@ struct vlag_bpf_level {
   __u32 nr_queued;   /* nr_queued, or nr_running in older kernels */
   __u32 h_nr_queued; /* h_nr_queued, or h_nr_running in older kernels */
 };
+
+/* Blocks follow each other unpadded, in the program's staging structs as on the wire. */
+#ifdef __cplusplus
+#define VLAG_BPF_STATIC_ASSERT static_assert
+#else
+#define VLAG_BPF_STATIC_ASSERT _Static_assert
+#endif
+VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_header) % 8 == 0, "header size");
+VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_task) % 8 == 0, "task block size");
+VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_level) % 8 == 0, "level size");
 
 /* Which field names the running kernel has; filled by the loader from BTF, reported once. */
 #define VLAG_BPF_LAYOUT_ZERO_VRUNTIME (1u << 0) /* cfs_rq zero_vruntime (else min_vruntime) */

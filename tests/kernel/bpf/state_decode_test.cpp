@@ -45,6 +45,7 @@ vlag_bpf_task task(int pid, const char* comm, uint8_t first, uint8_t n) {
   t.flags = VLAG_BPF_TASK_FAIR;
   t.first_level = first;
   t.nlevels = n;
+  t.shared_from = VLAG_BPF_NOT_SHARED;
   return t;
 }
 
@@ -111,6 +112,26 @@ TEST(BpfRecordDecoder, SwitchCarriesBothChainsInOrder) {
   EXPECT_EQ(e.cfs_rq.nr_queued, 3u);
   EXPECT_TRUE(r.queues.empty());
   EXPECT_TRUE(r.queues_complete);
+}
+
+TEST(BpfRecordDecoder, NextsChainGoesOnAsPrevsWhereTheyMeet) {
+  auto next = task(11, "next", 2, 1);
+  next.shared_from = 1;  // its parent is prev's level 1
+  const auto bytes = bytes_of(header(VLAG_BPF_SWITCH, 2, 3), {task(10, "prev", 0, 2), next},
+                              {level(0xa0, 0xc0, 5), level(0xa1, 0xc1, 6), level(0xb0, 0xc0, 7)});
+  RecordDecoder d;
+  StateRecord r;
+  ASSERT_TRUE(d.decode(bytes.data(), bytes.size(), r));
+  ASSERT_EQ(r.tasks[1].chain.size(), 2u);
+  EXPECT_EQ(r.tasks[1].chain[0].id, 0xb0u);
+  EXPECT_EQ(r.tasks[1].chain[1].id, 0xa1u);
+  EXPECT_EQ(r.tasks[1].chain[1].cfs_rq.id, 0xc1u);
+  EXPECT_EQ(r.tasks[1].shared_from, 1);
+  // Sharing a level prev does not have is refused.
+  next.shared_from = 2;
+  const auto bad = bytes_of(header(VLAG_BPF_SWITCH, 2, 3), {task(10, "prev", 0, 2), next},
+                            {level(0xa0, 0xc0, 5), level(0xa1, 0xc1, 6), level(0xb0, 0xc0, 7)});
+  EXPECT_THROW(d.decode(bad.data(), bad.size(), r), CaptureError);
 }
 
 TEST(BpfRecordDecoder, QueueSnapshotsJoinTheSwitchTheyPrecede) {
