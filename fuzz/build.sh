@@ -23,7 +23,7 @@ library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp ref
          checker/view.cpp checker/witness.cpp checker/run.cpp checker/window.cpp checker/infer.cpp
          checker/smt/arbiter.cpp sim/latency_histogram.cpp sim/placement.cpp sim/machine.cpp
          sim/task_options.cpp sim/rtapp_config.cpp sim/rtapp.cpp checker/cfs_check.cpp
-         sim/cfs/tunables.cpp sim/cfs/runqueue.cpp sim/policy.cpp checker/shadow.cpp)
+         cfs/tunables.cpp cfs/runqueue.cpp sim/policy.cpp checker/shadow.cpp)
 objects=()
 for f in "${library[@]}"; do
   o="$obj/$(echo "$f" | tr / _).o"

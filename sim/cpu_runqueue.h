@@ -1,6 +1,6 @@
 // The per-CPU runqueue as the machine sees it: a small virtual interface, so that one machine
 // runs EEVDF (optimized::Runqueue) or any other scheduling class with the same duck-typed API
-// (vlag::sim::cfs::Runqueue plugs in through the same adapter). The machine never looks at
+// (vlag::cfs::Runqueue plugs in through the same adapter). The machine never looks at
 // virtual times: it applies SPEC.md operations, reads who runs, and moves tasks between CPUs as
 // Migrants whose saved lag is an integer count of virtual ns (Linux's s64 se->vlag). The exact
 // reference runqueue plugs in too; its lags are rationals with no exact s64 form, so it refuses

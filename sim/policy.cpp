@@ -1,8 +1,8 @@
 #include "sim/policy.h"
 
+#include "cfs/runqueue.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
-#include "sim/cfs/runqueue.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 

@@ -7,7 +7,7 @@
 
 #include "spec/features.h"
 
-namespace vlag::sim::cfs {
+namespace vlag::cfs {
 
 struct Tunables {
   int64_t latency_ns = 0;             // sysctl_sched_latency: 6 ms × factor
@@ -50,4 +50,4 @@ int64_t wakeup_latency_gran(int64_t curr_offset, int64_t se_offset, const Tunabl
 int wakeup_preempt(int64_t vdiff, int64_t curr_offset, int64_t se_offset, int64_t se_weight,
                    const Tunables& t, bool latency_nice);
 
-}  // namespace vlag::sim::cfs
+}  // namespace vlag::cfs

@@ -10,14 +10,14 @@
 #include <set>
 #include <unordered_map>
 
-#include "sim/cfs/tunables.h"
+#include "cfs/tunables.h"
 #include "spec/features.h"
 #include "spec/linux_time.h"
 #include "spec/migrant.h"
 #include "spec/observer.h"
 #include "spec/ops.h"
 
-namespace vlag::sim::cfs {
+namespace vlag::cfs {
 
 struct CfsOptions {
   bool latency_nice = false;  // the v9 latency-nice series (policy cfs-latency-nice)
@@ -155,4 +155,4 @@ class Runqueue {
   Observer<int64_t>* observer_ = nullptr;
 };
 
-}  // namespace vlag::sim::cfs
+}  // namespace vlag::cfs

@@ -1,4 +1,4 @@
-#include "sim/cfs/runqueue.h"
+#include "cfs/runqueue.h"
 
 #include <algorithm>
 #include <string>
@@ -6,7 +6,7 @@
 #include "spec/error.h"
 #include "spec/weights.h"
 
-namespace vlag::sim::cfs {
+namespace vlag::cfs {
 namespace {
 
 std::string id_str(TaskId id) { return std::to_string(id); }
@@ -509,4 +509,4 @@ void Runqueue::emit(const Op& op) {
   observer_->on_event(ev);
 }
 
-}  // namespace vlag::sim::cfs
+}  // namespace vlag::cfs

@@ -1,4 +1,4 @@
-#include "sim/cfs/tunables.h"
+#include "cfs/tunables.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include "reference/arith.h"
 #include "spec/error.h"
 
-namespace vlag::sim::cfs {
+namespace vlag::cfs {
 
 int64_t Tunables::period_ns(int64_t nr_running) const {
   return nr_running > nr_latency ? nr_running * min_granularity_ns : latency_ns;
@@ -77,4 +77,4 @@ int wakeup_preempt(int64_t vdiff, int64_t curr_offset, int64_t se_offset, int64_
   return vdiff > std::min(offset + gran, t.latency_max_ns()) ? 1 : 0;
 }
 
-}  // namespace vlag::sim::cfs
+}  // namespace vlag::cfs
