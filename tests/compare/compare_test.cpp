@@ -6,15 +6,19 @@
 #include <filesystem>
 #include <set>
 
-#include "sim/compare/aggregate.h"
-#include "sim/compare/json.h"
-#include "sim/compare/lag_trace.h"
-#include "sim/compare/plots.h"
-#include "sim/compare/report.h"
+#include "compare/aggregate.h"
+#include "compare/json.h"
+#include "compare/lag_trace.h"
+#include "compare/plots.h"
+#include "compare/report.h"
 #include "spec/error.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 namespace {
+
+using sim::Better;
+using sim::Metric;
+using sim::ScenarioConfig;
 
 // The tiny grid of the task: hogs, 2 variants, 2 rows, 2 repetitions, 0.05 s.
 GridSpec tiny_grid(const std::string& workload = "hogs") {
@@ -292,4 +296,4 @@ TEST(Compare, WithoutGnuplotDataAndScriptsAreStillWritten) {
 }
 
 }  // namespace
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

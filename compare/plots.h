@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/compare/grid.h"
+#include "compare/grid.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 struct PlotOptions {
   std::string dir;
@@ -34,4 +34,4 @@ bool gnuplot_available(const std::string& program);
 /// directory cannot be written or gnuplot fails on a script.
 PlotFiles write_plots(const RunResults& results, const PlotOptions& options);
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

@@ -1,4 +1,4 @@
-#include "sim/compare/settings.h"
+#include "compare/settings.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,10 +6,10 @@
 
 #include "spec/error.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 namespace {
 
-using Setter = std::function<void(ScenarioConfig&, std::string_view)>;
+using Setter = std::function<void(sim::ScenarioConfig&, std::string_view)>;
 
 struct Key {
   std::string_view name;
@@ -52,85 +52,86 @@ int to_int(int64_t x) { return static_cast<int>(x); }
 // Params field after the preset that replaces the Params' preset.
 const std::vector<Key>& registry() {
   static const std::vector<Key> keys = {
-      {"preset",
-       [](ScenarioConfig& c, std::string_view v) { c.machine.params.preset = preset_by_name(v); }},
-      {"features", [](ScenarioConfig& c,
+      {"preset", [](sim::ScenarioConfig& c,
+                    std::string_view v) { c.machine.params.preset = preset_by_name(v); }},
+      {"features", [](sim::ScenarioConfig& c,
                       std::string_view v) { apply_feature_overrides(c.machine.params.preset, v); }},
-      {"cpus", [](ScenarioConfig& c,
+      {"cpus", [](sim::ScenarioConfig& c,
                   std::string_view v) { c.machine.params.ncpus = to_int(parse_int(v, 1, 4096)); }},
-      {"hz", [](ScenarioConfig& c,
+      {"hz", [](sim::ScenarioConfig& c,
                 std::string_view v) { c.machine.params.hz = to_int(parse_int(v, 100, 1000)); }},
-      {"placement",
-       [](ScenarioConfig& c, std::string_view v) { c.machine.placement = placement_by_name(v); }},
-      {"jitter",
-       [](ScenarioConfig& c, std::string_view v) { c.machine.jitter = parse_real(v, 0, 0.5); }},
-      {"policy",
-       [](ScenarioConfig& c, std::string_view v) { c.machine.policy = policy_by_name(v); }},
+      {"placement", [](sim::ScenarioConfig& c,
+                       std::string_view v) { c.machine.placement = sim::placement_by_name(v); }},
+      {"jitter", [](sim::ScenarioConfig& c,
+                    std::string_view v) { c.machine.jitter = parse_real(v, 0, 0.5); }},
+      {"policy", [](sim::ScenarioConfig& c,
+                    std::string_view v) { c.machine.policy = sim::policy_by_name(v); }},
       {"balance",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          if (v != "on" && v != "off") throw Error("not on or off");
          c.machine.balance = v == "on";
        }},
       {"balance_ticks",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.machine.balance_interval_ticks = to_int(parse_int(v, 1, 1000000));
        }},
       {"switch_cost_us",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.machine.switch_cost_ns = static_cast<int64_t>(parse_real(v, 0, 1000) * 1000);
        }},
       {"nice",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.options.nice = parse_list<int>(v, [](auto s) { return to_int(parse_int(s, -20, 19)); });
        }},
       {"slice_us",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.options.slice_ns = parse_list<int64_t>(
              v, [](auto s) { return static_cast<int64_t>(parse_real(s, 0, 1e6) * 1000); });
        }},
       {"latency_nice",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.options.latency_nice =
              parse_list<int>(v, [](auto s) { return to_int(parse_int(s, -20, 19)); });
        }},
-      {"tasks",
-       [](ScenarioConfig& c, std::string_view v) { c.tasks = to_int(parse_int(v, 1, 100000)); }},
-      {"hogs",
-       [](ScenarioConfig& c, std::string_view v) { c.hogs = to_int(parse_int(v, 0, 100000)); }},
-      {"groups",
-       [](ScenarioConfig& c, std::string_view v) { c.groups = to_int(parse_int(v, 1, 10000)); }},
-      {"fds", [](ScenarioConfig& c, std::string_view v) { c.fds = to_int(parse_int(v, 1, 1000)); }},
-      {"loops",
-       [](ScenarioConfig& c, std::string_view v) { c.loops = to_int(parse_int(v, 1, 1000000)); }},
+      {"tasks", [](sim::ScenarioConfig& c,
+                   std::string_view v) { c.tasks = to_int(parse_int(v, 1, 100000)); }},
+      {"hogs", [](sim::ScenarioConfig& c,
+                  std::string_view v) { c.hogs = to_int(parse_int(v, 0, 100000)); }},
+      {"groups", [](sim::ScenarioConfig& c,
+                    std::string_view v) { c.groups = to_int(parse_int(v, 1, 10000)); }},
+      {"fds",
+       [](sim::ScenarioConfig& c, std::string_view v) { c.fds = to_int(parse_int(v, 1, 1000)); }},
+      {"loops", [](sim::ScenarioConfig& c,
+                   std::string_view v) { c.loops = to_int(parse_int(v, 1, 1000000)); }},
       {"message_threads",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.schbench.message_threads = to_int(parse_int(v, 1, 4096));
        }},
-      {"workers", [](ScenarioConfig& c,
+      {"workers", [](sim::ScenarioConfig& c,
                      std::string_view v) { c.schbench.workers = to_int(parse_int(v, 0, 100000)); }},
       {"sleep_us",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.schbench.sleep_ns = static_cast<int64_t>(parse_real(v, 1, 1e7) * 1000);
        }},
       {"request_us",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.schbench.request_ns = static_cast<int64_t>(parse_real(v, 1, 1e7) * 1000);
        }},
       {"interval_us",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          c.cyclictest.interval_ns = static_cast<int64_t>(parse_real(v, 10, 1e7) * 1000);
        }},
-      {"pipe_bytes",
-       [](ScenarioConfig& c, std::string_view v) { c.pipe_bytes = parse_int(v, 100, 1 << 30); }},
+      {"pipe_bytes", [](sim::ScenarioConfig& c,
+                        std::string_view v) { c.pipe_bytes = parse_int(v, 100, 1 << 30); }},
       // Per-group settings as `vlag sim --group` takes them; several groups joined by '/':
       // group=cyclictest:latency_nice=-20/hackbench:nice=5.
       {"group",
-       [](ScenarioConfig& c, std::string_view v) {
+       [](sim::ScenarioConfig& c, std::string_view v) {
          size_t start = 0;
          while (true) {
            const size_t slash = v.find('/', start);
            c.group_settings.push_back(
-               parse_group_settings(std::string(v.substr(start, slash - start))));
+               sim::parse_group_settings(std::string(v.substr(start, slash - start))));
            if (slash == std::string_view::npos) break;
            start = slash + 1;
          }
@@ -159,7 +160,7 @@ void require_known_key(std::string_view key) {
   throw Error("unknown setting key '" + std::string(key) + "' (known: " + known_keys() + ")");
 }
 
-void apply_settings(ScenarioConfig& config, const Settings& settings) {
+void apply_settings(sim::ScenarioConfig& config, const Settings& settings) {
   for (const auto& [key, value] : settings) require_known_key(key);
   for (const Key& k : registry()) {
     const auto it = settings.find(std::string(k.name));
@@ -206,4 +207,4 @@ std::string settings_label(const Settings& settings) {
   return s;
 }
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

@@ -1,4 +1,4 @@
-#include "sim/compare/lag_trace.h"
+#include "compare/lag_trace.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,15 +8,15 @@
 #include "spec/weights.h"
 #include "trace/reader.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
-LagSeries lag_over_time(ScenarioConfig config, const std::string& scratch_dir, int buckets) {
+LagSeries lag_over_time(sim::ScenarioConfig config, const std::string& scratch_dir, int buckets) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(scratch_dir) / ("lag-trace-" + std::to_string(config.machine.seed));
   fs::remove_all(dir);
   fs::create_directories(dir);
   config.machine.trace_dir = dir.string();
-  const ScenarioResult result = run_scenario(config);
+  const sim::ScenarioResult result = sim::run_scenario(config);
   const int64_t end_ns = std::max<int64_t>(result.stats.end_ns, 1);
   const double bucket_ns = static_cast<double>(end_ns) / std::max(buckets, 1);
 
@@ -69,4 +69,4 @@ LagSeries lag_over_time(ScenarioConfig config, const std::string& scratch_dir, i
   return out;
 }
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "sim/compare/aggregate.h"
+#include "compare/aggregate.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 /// `plots` names the image (or, without gnuplot, script) files written, if any.
 std::string comparison_json(const RunResults& results, const std::vector<MetricTable>& tables,
                             const std::vector<Change>& changes,
                             const std::vector<std::string>& plots);
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

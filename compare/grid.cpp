@@ -1,4 +1,4 @@
-#include "sim/compare/grid.h"
+#include "compare/grid.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 
 #include "spec/error.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 namespace {
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -56,11 +56,11 @@ std::vector<Labeled> parse_variants(const std::string& text) {
 
 std::vector<Labeled> parse_vary(const std::string& text) { return one_key_values(text, "--vary"); }
 
-ScenarioConfig cell_config(const GridSpec& spec, size_t row, size_t variant, int rep) {
+sim::ScenarioConfig cell_config(const GridSpec& spec, size_t row, size_t variant, int rep) {
   Settings s = spec.common;
   for (const auto& [k, v] : spec.rows[row].settings) s[k] = v;
   for (const auto& [k, v] : spec.variants[variant].settings) s[k] = v;
-  ScenarioConfig c = spec.base;
+  sim::ScenarioConfig c = spec.base;
   apply_settings(c, s);
   c.machine.seed = spec.base.machine.seed + static_cast<uint64_t>(rep);
   // Params checks hz and ncpus together with the preset.
@@ -73,7 +73,7 @@ RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress) {
   if (spec.rows.empty() || spec.variants.empty() || spec.repeat < 1)
     throw Error("a comparison needs a row, a variant and a repetition");
   RunResults out{spec, {}};
-  std::vector<ScenarioConfig> configs;
+  std::vector<sim::ScenarioConfig> configs;
   for (size_t r = 0; r < spec.rows.size(); ++r)
     for (size_t v = 0; v < spec.variants.size(); ++v)
       for (int i = 0; i < spec.repeat; ++i) {
@@ -91,7 +91,7 @@ RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress) {
       if (i >= configs.size()) return;
       RunRecord& run = out.runs[i];
       try {
-        ScenarioResult res = run_scenario(configs[i]);
+        sim::ScenarioResult res = sim::run_scenario(configs[i]);
         run.end_ns = res.stats.end_ns;
         run.metrics = std::move(res.metrics);
         if (run.rep == 0) run.tasks = std::move(res.tasks);
@@ -118,4 +118,4 @@ RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress) {
   return out;
 }
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

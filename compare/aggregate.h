@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/compare/grid.h"
+#include "compare/grid.h"
 #include "sim/metric.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 struct Sample {
   double mean = 0;
@@ -27,7 +27,7 @@ Sample sample_of(const std::vector<double>& values);
 
 /// % change of `value` against `base`, positive when better in direction `better`; nullopt when
 /// the base is 0 and the value is not (no finite percentage).
-std::optional<double> better_change_pct(double base, double value, Better better);
+std::optional<double> better_change_pct(double base, double value, sim::Better better);
 
 /// The noise rule above.
 bool within_noise(const Sample& base, const Sample& value);
@@ -41,7 +41,7 @@ struct Cell {
 struct MetricTable {
   std::string name;
   std::string unit;
-  Better better = Better::Lower;
+  sim::Better better = sim::Better::Lower;
   std::vector<std::vector<Cell>> cells;  // [row][variant]
 };
 
@@ -63,4 +63,4 @@ struct Change {
 /// percentage go at the end. Ties keep table order.
 std::vector<Change> sorted_changes(const std::vector<MetricTable>& tables);
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

@@ -1,4 +1,4 @@
-#include "sim/compare/plots.h"
+#include "compare/plots.h"
 
 #include <fmt/format.h>
 
@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/compare/lag_trace.h"
+#include "compare/lag_trace.h"
 #include "spec/error.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 namespace {
 
 namespace fs = std::filesystem;
@@ -84,8 +84,8 @@ void latency_cdf(const RunResults& res, size_t row, Writer& w, PlotFiles& files)
   std::vector<size_t> drawn;
   for (const RunRecord& run : res.runs) {
     if (run.row != row || run.rep != 0) continue;
-    LatencyHistogram all;
-    for (const TaskSummary& t : run.tasks) all.merge(t.latency);
+    sim::LatencyHistogram all;
+    for (const sim::TaskSummary& t : run.tasks) all.merge(t.latency);
     if (all.count() == 0) continue;
     data += fmt::format("# {}\n", spec.variants[run.variant].label);
     // The log x axis cannot show 0: a zero latency is drawn at 1 ns. The curve starts at
@@ -154,7 +154,7 @@ void cpu_share(const RunResults& res, size_t row, Writer& w) {
 void lag_plot(const RunResults& res, size_t variant, const PlotOptions& options, Writer& w,
               PlotFiles& files) {
   const GridSpec& spec = res.spec;
-  const ScenarioConfig config = cell_config(spec, 0, variant, 0);
+  const sim::ScenarioConfig config = cell_config(spec, 0, variant, 0);
   const LagSeries lag = lag_over_time(config, options.dir, options.lag_buckets);
   const RunRecord* first = nullptr;
   for (const RunRecord& run : res.runs)
@@ -217,4 +217,4 @@ PlotFiles write_plots(const RunResults& results, const PlotOptions& options) {
   return files;
 }
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

@@ -1,8 +1,8 @@
-// The settings a comparison varies: "key=value" pairs applied to a ScenarioConfig. Each key has
-// one setter in a registry (settings.cpp), so a new scenario option becomes comparable by adding
-// one line there. Settings are applied in registry order, not in the order they were written, so
-// that "features=..." always lands on top of "preset=..." and "cpus=..." always rescales the
-// base slice of whichever preset was chosen.
+// The settings a comparison varies: "key=value" pairs applied to a sim::ScenarioConfig. Each key
+// has one setter in a registry (settings.cpp), so a new scenario option becomes comparable by
+// adding one line there. Settings are applied in registry order, not in the order they were
+// written, so that "features=..." always lands on top of "preset=..." and "cpus=..." always
+// rescales the base slice of whichever preset was chosen.
 #pragma once
 
 #include <map>
@@ -13,7 +13,7 @@
 
 #include "sim/scenario.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 /// key → value; a later layer (row, then variant) overrides an earlier one key by key.
 using Settings = std::map<std::string, std::string>;
@@ -26,7 +26,7 @@ void require_known_key(std::string_view key);
 
 /// Applies every setting to the config in registry order; throws vlag::Error naming the key and
 /// the value when a value is rejected.
-void apply_settings(ScenarioConfig& config, const Settings& settings);
+void apply_settings(sim::ScenarioConfig& config, const Settings& settings);
 
 /// "key=value" → {key, value}; throws vlag::Error on a missing '=' or an unknown key.
 std::pair<std::string, std::string> parse_setting(std::string_view text);
@@ -37,4 +37,4 @@ Settings parse_settings(std::string_view text);
 /// "k=v k2=v2" in registry order: a settings set's label in tables.
 std::string settings_label(const Settings& settings);
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

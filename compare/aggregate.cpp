@@ -1,10 +1,10 @@
-#include "sim/compare/aggregate.h"
+#include "compare/aggregate.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 Sample sample_of(const std::vector<double>& values) {
   Sample s;
@@ -21,11 +21,11 @@ Sample sample_of(const std::vector<double>& values) {
   return s;
 }
 
-std::optional<double> better_change_pct(double base, double value, Better better) {
+std::optional<double> better_change_pct(double base, double value, sim::Better better) {
   if (base == 0) return value == 0 ? std::optional<double>(0.0) : std::nullopt;
   const double raw = (value - base) / std::abs(base) * 100.0;
   // + 0.0 turns the -0 of a negated zero change into 0, so it prints as +0.0 %.
-  return (better == Better::Higher ? raw : -raw) + 0.0;
+  return (better == sim::Better::Higher ? raw : -raw) + 0.0;
 }
 
 bool within_noise(const Sample& base, const Sample& value) {
@@ -43,7 +43,7 @@ std::vector<MetricTable> aggregate(const RunResults& results) {
   // values[metric][row][variant]: one value per repetition that reported the metric.
   std::vector<std::vector<std::vector<std::vector<double>>>> values;
   for (const RunRecord& run : results.runs)
-    for (const Metric& m : run.metrics) {
+    for (const sim::Metric& m : run.metrics) {
       auto [it, added] = index.try_emplace(m.name, tables.size());
       if (added) {
         tables.push_back({m.name, m.unit, m.better, {}});
@@ -88,4 +88,4 @@ std::vector<Change> sorted_changes(const std::vector<MetricTable>& tables) {
   return out;
 }
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

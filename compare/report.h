@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/compare/aggregate.h"
+#include "compare/aggregate.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 /// What the signs, the (± x%) and the "~" mean.
 std::string legend(int repeat);
@@ -22,4 +22,4 @@ std::string summary_text(const std::vector<Change>& changes, const GridSpec& spe
 /// A number as the tables print it: 4 significant digits, no exponent for counts.
 std::string format_value(double x);
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

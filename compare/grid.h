@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/compare/settings.h"
+#include "compare/settings.h"
 #include "sim/scenario.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 struct Labeled {
   std::string label;  // as printed: "groups=4", "preset=linux-6.6"; "all" for the lone row
@@ -20,8 +20,8 @@ struct Labeled {
 };
 
 struct GridSpec {
-  ScenarioConfig base;  // workload, time limit, machine; base.machine.seed is the first seed
-  Settings common;      // applied to every cell, under the row's and the variant's settings
+  sim::ScenarioConfig base;  // workload, time limit, machine; base.machine.seed is the first seed
+  Settings common;           // applied to every cell, under the row's and the variant's settings
   std::vector<Labeled> rows;
   std::vector<Labeled> variants;  // variants[0] is the baseline
   int repeat = 1;
@@ -34,8 +34,8 @@ struct RunRecord {
   int rep = 0;
   uint64_t seed = 0;
   int64_t end_ns = 0;
-  Metrics metrics;
-  std::vector<TaskSummary> tasks;  // kept for the first repetition only (plots)
+  sim::Metrics metrics;
+  std::vector<sim::TaskSummary> tasks;  // kept for the first repetition only (plots)
 };
 
 struct RunResults {
@@ -52,7 +52,7 @@ std::vector<Labeled> parse_vary(const std::string& text);
 
 /// The config of one grid cell: base, then the row's settings, then the variant's; the seed is
 /// the base seed + rep. Throws vlag::Error naming a rejected key or value.
-ScenarioConfig cell_config(const GridSpec& spec, size_t row, size_t variant, int rep);
+sim::ScenarioConfig cell_config(const GridSpec& spec, size_t row, size_t variant, int rep);
 
 /// Called after each finished run with (done, total, the run's description).
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;
@@ -61,4 +61,4 @@ using Progress = std::function<void(size_t done, size_t total, const std::string
 /// starts, so a bad value fails at once.
 RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress);
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

@@ -1,10 +1,10 @@
-#include "sim/compare/json.h"
+#include "compare/json.h"
 
 #include <cmath>
 
 #include "cli/json_out.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 namespace {
 
 using cli::JsonArray;
@@ -15,7 +15,7 @@ JsonObject& real_or_null(JsonObject& o, const std::string& key, std::optional<do
   return o.real(key, *x);
 }
 
-std::string better_name(Better b) { return b == Better::Lower ? "lower" : "higher"; }
+std::string better_name(sim::Better b) { return b == sim::Better::Lower ? "lower" : "higher"; }
 
 std::string settings_json(const Settings& s) {
   JsonObject o;
@@ -47,7 +47,7 @@ std::string runs_json(const RunResults& results) {
   JsonArray a;
   for (const RunRecord& run : results.runs) {
     JsonArray metrics;
-    for (const Metric& m : run.metrics) {
+    for (const sim::Metric& m : run.metrics) {
       JsonObject o;
       o.str("name", m.name).str("unit", m.unit);
       real_or_null(o, "value", m.value).str("better", better_name(m.better));
@@ -126,4 +126,4 @@ std::string comparison_json(const RunResults& results, const std::vector<MetricT
          "\n";
 }
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

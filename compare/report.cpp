@@ -1,11 +1,11 @@
-#include "sim/compare/report.h"
+#include "compare/report.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 namespace {
 
 std::string stddev_pct(const Sample& s) {
@@ -73,7 +73,7 @@ std::string table_text(const MetricTable& table, const GridSpec& spec) {
     for (size_t i = 0; i < line.size(); ++i)
       widths[i] = std::max(widths[i], display_width(line[i]));
   std::string out = fmt::format("{} [{}], {} is better\n", table.name, table.unit,
-                                table.better == Better::Lower ? "lower" : "higher");
+                                table.better == sim::Better::Lower ? "lower" : "higher");
   for (const auto& line : grid) {
     std::string text;
     for (size_t i = 0; i < line.size(); ++i)
@@ -110,4 +110,4 @@ std::string summary_text(const std::vector<Change>& changes, const GridSpec& spe
   return out;
 }
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

@@ -13,7 +13,7 @@
 
 #include "sim/scenario.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 
 struct LagPoint {
   int64_t t_ns = 0;
@@ -28,6 +28,6 @@ struct LagSeries {
 
 /// Runs the config again with traces into a fresh directory under `scratch_dir` (removed after
 /// reading) and collects at most `buckets` points per task.
-LagSeries lag_over_time(ScenarioConfig config, const std::string& scratch_dir, int buckets);
+LagSeries lag_over_time(sim::ScenarioConfig config, const std::string& scratch_dir, int buckets);
 
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare
