@@ -86,6 +86,7 @@ cmp::GridSpec grid_spec(const CompareOptions& o) {
   else
     spec.variants = {{"base", {}}};
   spec.repeat = o.repeat;
+  if (o.plot_dir.empty()) spec.lag_points = 0;  // only the lag plot needs the lag sampled
   return spec;
 }
 

@@ -78,7 +78,7 @@ RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress) {
     for (size_t v = 0; v < spec.variants.size(); ++v)
       for (int i = 0; i < spec.repeat; ++i) {
         configs.push_back(cell_config(spec, r, v, i));
-        out.runs.push_back({r, v, i, configs.back().machine.seed, 0, {}, {}});
+        out.runs.push_back({r, v, i, configs.back().machine.seed, 0, {}, {}, {}});
       }
 
   std::atomic<size_t> next{0};
@@ -91,7 +91,11 @@ RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress) {
       if (i >= configs.size()) return;
       RunRecord& run = out.runs[i];
       try {
-        sim::ScenarioResult res = sim::run_scenario(configs[i]);
+        const bool sample_lag = spec.lag_points > 0 && run.row == 0 && run.rep == 0;
+        LagSampler lag;
+        sim::ScenarioResult res = sim::run_scenario(configs[i], sample_lag ? &lag : nullptr);
+        if (sample_lag)
+          run.lag = lag.series(configs[i].machine.params, res.stats.end_ns, spec.lag_points);
         run.end_ns = res.stats.end_ns;
         run.metrics = std::move(res.metrics);
         if (run.rep == 0) run.tasks = std::move(res.tasks);

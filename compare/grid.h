@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compare/lag_series.h"
 #include "compare/settings.h"
 #include "sim/scenario.h"
 
@@ -25,6 +27,9 @@ struct GridSpec {
   std::vector<Labeled> rows;
   std::vector<Labeled> variants;  // variants[0] is the baseline
   int repeat = 1;
+  /// Per variant, the first run of the first row also samples each task's lag over time from
+  /// its own events, at most this many points per task (the lag plot); 0: no lag is sampled.
+  int lag_points = 2000;
 };
 
 /// What one run left for tables, JSON and plots.
@@ -36,6 +41,7 @@ struct RunRecord {
   int64_t end_ns = 0;
   sim::Metrics metrics;
   std::vector<sim::TaskSummary> tasks;  // kept for the first repetition only (plots)
+  std::optional<LagSeries> lag;         // row 0, first repetition, when lag_points > 0
 };
 
 struct RunResults {

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compare/lag_trace.h"
 #include "spec/error.h"
 
 namespace vlag::compare {
@@ -154,19 +153,22 @@ void cpu_share(const RunResults& res, size_t row, Writer& w) {
 void lag_plot(const RunResults& res, size_t variant, const PlotOptions& options, Writer& w,
               PlotFiles& files) {
   const GridSpec& spec = res.spec;
-  const sim::ScenarioConfig config = cell_config(spec, 0, variant, 0);
-  const LagSeries lag = lag_over_time(config, options.dir, options.lag_buckets);
   const RunRecord* first = nullptr;
   for (const RunRecord& run : res.runs)
     if (run.row == 0 && run.variant == variant && run.rep == 0) first = &run;
   const std::string name =
       "lag-" + file_part(spec.rows[0].label) + "-" + file_part(spec.variants[variant].label);
+  if (!first || !first->lag) {
+    files.notes.push_back(name + ": the grid sampled no lag (lag_points = 0)");
+    return;
+  }
+  const LagSeries& lag = *first->lag;
   std::string data;
   std::vector<std::string> titles;
   for (const auto& [id, points] : lag.by_task) {
     const auto index = static_cast<size_t>(id - 1);
-    titles.push_back(first && index < first->tasks.size() ? first->tasks[index].name
-                                                          : "task " + std::to_string(id));
+    titles.push_back(index < first->tasks.size() ? first->tasks[index].name
+                                                 : "task " + std::to_string(id));
     data += "# " + titles.back() + ": time (s), lag (ms)\n";
     for (const LagPoint& p : points) data += fmt::format("{} {}\n", p.t_ns / 1e9, p.lag_ns / 1e6);
     data += "\n\n";

@@ -1,7 +1,7 @@
 // Plots for what people would rather look at than read, through gnuplot: per row, the latency
 // CDF of each variant (the first repetition's tasks merged, log x) and the CPU share of each task
 // per variant (clustered bars); per variant, the lag of each task over time with the
-// THM-LAG-BOUND-LINUX bound drawn (first row only: it replays a run with traces on). Every plot is
+// THM-LAG-BOUND-LINUX bound drawn (first row only: the lag the grid sampled). Every plot is
 // three files, NAME.dat, NAME.gp and NAME.svg, so that users can restyle a plot by editing its
 // script; without gnuplot the data and scripts are still written.
 #pragma once
@@ -16,7 +16,6 @@ namespace vlag::compare {
 struct PlotOptions {
   std::string dir;
   std::string gnuplot = "gnuplot";  // the program run on each script
-  int lag_buckets = 2000;           // lag points kept per task
   int lag_tasks = 16;               // tasks drawn per lag plot (the data file holds them all)
 };
 

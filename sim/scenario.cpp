@@ -70,7 +70,7 @@ std::vector<std::string> workload_names() {
   return {"hogs", "cyclictest", "hackbench", "schbench", "rtapp"};
 }
 
-ScenarioResult run_scenario(const ScenarioConfig& c) {
+ScenarioResult run_scenario(const ScenarioConfig& c, trace::EventSink* events) {
   const std::vector<std::string> names = split_workloads(c.workload);
   Composite w;
   for (const std::string& name : names)
@@ -89,6 +89,7 @@ ScenarioResult run_scenario(const ScenarioConfig& c) {
       limit = std::min(limit, rt->duration_ns());
 
   Machine m(c.machine);
+  if (events) m.report_to(*events);
   ScenarioResult r;
   r.stats = m.run(w, limit);
   for (const Composite::Part& p : w.parts()) {

@@ -65,8 +65,8 @@ std::vector<std::string> workload_names();
 /// naming an unknown or repeated one.
 std::vector<std::string> split_workloads(const std::string& spec);
 
-/// Runs the scenario; throws vlag::Error on an unknown workload, invalid sizes or a bad rt-app
-/// file.
-ScenarioResult run_scenario(const ScenarioConfig& config);
+/// Runs the scenario, handing every CPU's events to `events` if given (sim/machine.h
+/// report_to); throws vlag::Error on an unknown workload, invalid sizes or a bad rt-app file.
+ScenarioResult run_scenario(const ScenarioConfig& config, trace::EventSink* events = nullptr);
 
 }  // namespace vlag::sim
