@@ -1,109 +1,100 @@
 #include "compare/json.h"
 
-#include <cmath>
-
-#include "cli/json_out.h"
+#include "json/writer.h"
 
 namespace vlag::compare {
 namespace {
 
-using cli::JsonArray;
-using cli::JsonObject;
-
-JsonObject& real_or_null(JsonObject& o, const std::string& key, std::optional<double> x) {
-  if (!x || !std::isfinite(*x)) return o.raw(key, "null");
-  return o.real(key, *x);
-}
+using json::Array;
+using json::Object;
 
 std::string better_name(sim::Better b) { return b == sim::Better::Lower ? "lower" : "higher"; }
 
-std::string settings_json(const Settings& s) {
-  JsonObject o;
+Object settings_json(const Settings& s) {
+  Object o;
   for (const auto& [k, v] : s) o.str(k, v);
-  return o.text();
+  return o;
 }
 
-std::string labeled_json(const std::vector<Labeled>& list) {
-  JsonArray a;
+Array labeled_json(const std::vector<Labeled>& list) {
+  Array a;
   for (const Labeled& l : list)
-    a.add(JsonObject().str("label", l.label).raw("settings", settings_json(l.settings)));
-  return a.text();
+    a.add(Object().str("label", l.label).object("settings", settings_json(l.settings)));
+  return a;
 }
 
-std::string config_json(const GridSpec& spec) {
-  return JsonObject()
+Object config_json(const GridSpec& spec) {
+  return Object()
       .str("workload", spec.base.workload)
       .real("seconds", static_cast<double>(spec.base.limit_ns) / 1e9)
       .num("base_seed", static_cast<int64_t>(spec.base.machine.seed))
       .num("repeat", spec.repeat)
-      .raw("common", settings_json(spec.common))
-      .raw("rows", labeled_json(spec.rows))
-      .raw("variants", labeled_json(spec.variants))
-      .str("baseline", spec.variants[0].label)
-      .text();
+      .object("common", settings_json(spec.common))
+      .array("rows", labeled_json(spec.rows))
+      .array("variants", labeled_json(spec.variants))
+      .str("baseline", spec.variants[0].label);
 }
 
-std::string runs_json(const RunResults& results) {
-  JsonArray a;
+Array runs_json(const RunResults& results) {
+  Array a;
   for (const RunRecord& run : results.runs) {
-    JsonArray metrics;
-    for (const sim::Metric& m : run.metrics) {
-      JsonObject o;
-      o.str("name", m.name).str("unit", m.unit);
-      real_or_null(o, "value", m.value).str("better", better_name(m.better));
-      metrics.add(o);
-    }
-    a.add(JsonObject()
+    Array metrics;
+    for (const sim::Metric& m : run.metrics)
+      metrics.add(Object()
+                      .str("name", m.name)
+                      .str("unit", m.unit)
+                      .real("value", m.value)
+                      .str("better", better_name(m.better)));
+    a.add(Object()
               .str("row", results.spec.rows[run.row].label)
               .str("variant", results.spec.variants[run.variant].label)
               .num("rep", run.rep)
               .num("seed", static_cast<int64_t>(run.seed))
               .num("end_ns", run.end_ns)
-              .raw("metrics", metrics.text()));
+              .array("metrics", metrics));
   }
-  return a.text();
+  return a;
 }
 
-std::string tables_json(const GridSpec& spec, const std::vector<MetricTable>& tables) {
-  JsonArray a;
+Array tables_json(const GridSpec& spec, const std::vector<MetricTable>& tables) {
+  Array a;
   for (const MetricTable& t : tables) {
-    JsonArray cells;
+    Array cells;
     for (size_t r = 0; r < t.cells.size(); ++r)
       for (size_t v = 0; v < t.cells[r].size(); ++v) {
         const Cell& c = t.cells[r][v];
         if (!c.sample) continue;
-        JsonObject o;
-        o.str("row", spec.rows[r].label)
-            .str("variant", spec.variants[v].label)
-            .num("n", c.sample->n);
-        real_or_null(o, "mean", c.sample->mean);
-        real_or_null(o, "stddev", c.sample->stddev);
-        real_or_null(o, "change_pct", c.change_pct).boolean("noise", c.noise);
-        cells.add(o);
+        cells.add(Object()
+                      .str("row", spec.rows[r].label)
+                      .str("variant", spec.variants[v].label)
+                      .num("n", c.sample->n)
+                      .real("mean", c.sample->mean)
+                      .real("stddev", c.sample->stddev)
+                      .real("change_pct", c.change_pct)
+                      .boolean("noise", c.noise));
       }
-    a.add(JsonObject()
+    a.add(Object()
               .str("name", t.name)
               .str("unit", t.unit)
               .str("better", better_name(t.better))
-              .raw("cells", cells.text()));
+              .array("cells", cells));
   }
-  return a.text();
+  return a;
 }
 
-std::string summary_json(const GridSpec& spec, const std::vector<Change>& changes) {
-  JsonArray a;
-  for (const Change& c : changes) {
-    JsonObject o;
-    o.str("metric", c.metric)
-        .str("unit", c.unit)
-        .str("row", spec.rows[c.row].label)
-        .str("variant", spec.variants[c.variant].label);
-    real_or_null(o, "base_mean", c.base_mean);
-    real_or_null(o, "mean", c.mean);
-    real_or_null(o, "change_pct", c.change_pct).boolean("noise", c.noise);
-    a.add(o);
-  }
-  return a.text();
+Array summary_json(const GridSpec& spec, const std::vector<Change>& changes) {
+  Array a;
+  for (const Change& c : changes)
+    a.add(Object()
+              .str("metric", c.metric)
+              .str("unit", c.unit)
+              .str("row", spec.rows[c.row].label)
+              .str("variant", spec.variants[c.variant].label)
+              .real("base_mean", c.base_mean)
+              .real("mean", c.mean)
+              .real("change_pct", c.change_pct)
+              .boolean("noise", c.noise));
+  return a;
 }
 
 }  // namespace
@@ -111,17 +102,17 @@ std::string summary_json(const GridSpec& spec, const std::vector<Change>& change
 std::string comparison_json(const RunResults& results, const std::vector<MetricTable>& tables,
                             const std::vector<Change>& changes,
                             const std::vector<std::string>& plots) {
-  JsonArray plot_array;
+  Array plot_array;
   for (const std::string& p : plots) plot_array.add_string(p);
-  return JsonObject()
-             .raw("config", config_json(results.spec))
+  return Object()
+             .object("config", config_json(results.spec))
              .str("sign_convention", "change_pct: % against the baseline, positive = better")
              .str("noise_rule",
                   "noise: |mean - base_mean| < 2*sqrt(stddev_base^2/n_base + stddev^2/n)")
-             .raw("runs", runs_json(results))
-             .raw("metrics", tables_json(results.spec, tables))
-             .raw("summary", summary_json(results.spec, changes))
-             .raw("plots", plot_array.text())
+             .array("runs", runs_json(results))
+             .array("metrics", tables_json(results.spec, tables))
+             .array("summary", summary_json(results.spec, changes))
+             .array("plots", plot_array)
              .text() +
          "\n";
 }

@@ -14,7 +14,7 @@ OUT=$(cd "$OUT" && pwd)  # absolute: the seed corpus is zipped from inside its d
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 
-library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp reference/arith.cpp
+library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp json/writer.cpp reference/arith.cpp
          reference/runqueue.cpp optimized/tree_queue.cpp optimized/runqueue.cpp
          optimized/differential.cpp fuzz/op_decoder.cpp trace/perf_script.cpp trace/text_fields.cpp
          trace/time_merge.cpp
