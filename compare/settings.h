@@ -1,8 +1,9 @@
-// The settings a comparison varies: "key=value" pairs applied to a sim::ScenarioConfig. Each key
-// has one setter in a registry (settings.cpp), so a new scenario option becomes comparable by
-// adding one line there. Settings are applied in registry order, not in the order they were
-// written, so that "features=..." always lands on top of "preset=..." and "cpus=..." always
-// rescales the base slice of whichever preset was chosen.
+// The settings a comparison varies: "key=value" pairs applied to a sim::ScenarioConfig. The keys
+// are the comparable scenario keys (sim/scenario_keys.h), so a new scenario option becomes
+// comparable by adding its row there. Settings are applied in registry order, not in the order
+// they were written, so that "features=..." always lands on top of "preset=..."; the caller
+// rebuilds the Params afterwards (grid.h cell_config), so that "cpus=..." rescales the base slice
+// of whichever preset was chosen.
 #pragma once
 
 #include <map>
