@@ -1,11 +1,13 @@
-// Summaries a driver reports per task: nearest-rank percentiles of latencies and the ideal
-// (weighted max-min fair, "water-filling") CPU share of tasks with limited demand.
+// Summaries reported per task, by the simulator's drivers and by the real-kernel check alike:
+// nearest-rank percentiles of latencies and the ideal (weighted max-min fair, "water-filling")
+// CPU share of tasks with limited demand. Plain numbers in, plain numbers out: it includes
+// nothing of vlag.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-namespace vlag::sim {
+namespace vlag::stats {
 
 struct LatencySummary {
   int64_t count = 0;
@@ -24,4 +26,4 @@ LatencySummary summarize(std::vector<int64_t> samples_ns);
 std::vector<double> ideal_shares(const std::vector<int64_t>& weights,
                                  const std::vector<double>& demands);
 
-}  // namespace vlag::sim
+}  // namespace vlag::stats

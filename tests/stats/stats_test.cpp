@@ -1,8 +1,8 @@
-#include "sim/stats.h"
+#include "stats/stats.h"
 
 #include <gtest/gtest.h>
 
-namespace vlag::sim {
+namespace vlag::stats {
 namespace {
 
 TEST(Stats, NearestRankPercentiles) {
@@ -37,4 +37,4 @@ TEST(Stats, IdealSharesGiveWhatALightTaskLeavesToTheOthers) {
 }
 
 }  // namespace
-}  // namespace vlag::sim
+}  // namespace vlag::stats

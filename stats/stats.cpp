@@ -1,10 +1,10 @@
-#include "sim/stats.h"
+#include "stats/stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace vlag::sim {
+namespace vlag::stats {
 namespace {
 
 int64_t nearest_rank(const std::vector<int64_t>& sorted, double p) {
@@ -59,4 +59,4 @@ std::vector<double> ideal_shares(const std::vector<int64_t>& weights,
   return share;
 }
 
-}  // namespace vlag::sim
+}  // namespace vlag::stats
