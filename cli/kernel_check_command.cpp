@@ -10,8 +10,8 @@
 #include "checker/kernel_service.h"
 #include "cli/json_out.h"
 #include "cli/kernel_commands.h"
-#include "sim/stats.h"
 #include "spec/error.h"
+#include "stats/stats.h"
 #include "trace/perf_script.h"
 #include "trace/time_merge.h"
 
@@ -70,8 +70,8 @@ void print_kernel_text(const checker::KernelReport& r, const trace::PerfParseSta
   fmt::print(" {:-<110}\n", "");
   for (const auto& [pid, t] : r.tasks) {
     if (t.switches == 0) continue;
-    const auto lat = sim::summarize(t.delays_ns);
-    const auto wake = sim::summarize(t.wakeup_delays_ns);
+    const auto lat = stats::summarize(t.delays_ns);
+    const auto wake = stats::summarize(t.wakeup_delays_ns);
     fmt::print(" {:<24}|{:>12} |{:>9} |{:>10} |{:>10} |{:>15.6f} s |{:>8} |{:>8}\n",
                t.comm + ":" + std::to_string(pid), ms(static_cast<double>(t.runtime_ns)),
                t.switches, ms(lat.avg_ns), ms(static_cast<double>(lat.max_ns)),
@@ -109,7 +109,7 @@ void print_kernel_text(const checker::KernelReport& r, const trace::PerfParseSta
 std::string kernel_json(const checker::KernelReport& r) {
   JsonArray tasks, checks, problems;
   for (const auto& [pid, t] : r.tasks) {
-    const auto lat = sim::summarize(t.delays_ns);
+    const auto lat = stats::summarize(t.delays_ns);
     tasks.add(JsonObject()
                   .num("pid", pid)
                   .str("comm", t.comm)
@@ -123,8 +123,8 @@ std::string kernel_json(const checker::KernelReport& r) {
                   .real("max_lag_ns", t.max_lag_ns)
                   .real("delay_avg_ns", lat.avg_ns)
                   .num("delay_max_ns", lat.max_ns)
-                  .num("wakeup_delay_p50_ns", sim::summarize(t.wakeup_delays_ns).p50_ns)
-                  .num("wakeup_delay_p99_ns", sim::summarize(t.wakeup_delays_ns).p99_ns)
+                  .num("wakeup_delay_p50_ns", stats::summarize(t.wakeup_delays_ns).p50_ns)
+                  .num("wakeup_delay_p99_ns", stats::summarize(t.wakeup_delays_ns).p99_ns)
                   .num("longest_wait_ns", t.longest_wait_ns));
   }
   for (const auto& [id, c] : r.counts)
