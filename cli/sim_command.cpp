@@ -72,7 +72,7 @@ sim::ScenarioConfig default_config() {
 
 KeyValue initial_value(const ScenarioKey& k, const sim::ScenarioConfig& base) {
   if (k.get) return k.get(base);
-  if (k.type == KeyType::Groups) return std::vector<std::string>();
+  if (k.type == KeyType::PerWorkload) return std::vector<std::string>();
   return std::string();  // features: no overrides
 }
 
@@ -115,7 +115,7 @@ CLI::Option* add_flag(CLI::App& cmd, Flag& f) {
     case KeyType::Switch:
       o = cmd.add_flag(name, std::get<bool>(f.value), k.help);
       break;
-    case KeyType::Groups:
+    case KeyType::PerWorkload:
       o = cmd.add_option(name, std::get<std::vector<std::string>>(f.value), k.help);
       break;
   }

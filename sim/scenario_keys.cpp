@@ -203,7 +203,7 @@ std::vector<ScenarioKey> make_registry() {
       [](auto& c) -> auto& { return c.hogs; }));
   keys.push_back(integer(
       "groups", 1, 10000, kComparable | kShowsDefault, "hackbench: groups (-g)",
-      [](auto& c) -> auto& { return c.groups; }));
+      [](auto& c) -> auto& { return c.hackbench_groups; }));
   keys.push_back(integer(
       "fds", 1, 1000, kComparable | kShowsDefault, "hackbench: senders (and receivers) per group",
       [](auto& c) -> auto& { return c.fds; }));
@@ -232,15 +232,16 @@ std::vector<ScenarioKey> make_registry() {
   keys.push_back(integer(
       "pipe_bytes", 100, int64_t{1} << 30, kComparable | kShowsDefault,
       "hackbench: a pipe's buffer, bytes", [](auto& c) -> auto& { return c.pipe_bytes; }));
-  ScenarioKey group = key("group",
-                          "A group's settings, GROUP:nice=N,slice_us=N,latency_nice=N (groups: "
-                          "the workload names and 'background'); repeatable",
-                          KeyType::Groups, kComparable);  // no get: a config keeps them parsed
-  group.set = [](ScenarioConfig& c, const KeyValue& v) {
+  ScenarioKey settings =
+      key("group",
+          "A group's settings, GROUP:nice=N,slice_us=N,latency_nice=N (groups: "
+          "the workload names and 'background'); repeatable",
+          KeyType::PerWorkload, kComparable);  // no get: a config keeps them parsed
+  settings.set = [](ScenarioConfig& c, const KeyValue& v) {
     for (const std::string& g : std::get<std::vector<std::string>>(v))
-      c.group_settings.push_back(parse_group_settings(g));
+      c.workload_settings.push_back(parse_workload_settings(g));
   };
-  keys.push_back(std::move(group));
+  keys.push_back(std::move(settings));
 
   // vlag sim's alone: vlag compare sets the workload, the time and the seeds of its grid itself.
   keys.push_back(text(
@@ -358,7 +359,7 @@ KeyValue parse_key_value(const ScenarioKey& key, std::string_view text) {
     case KeyType::Switch:
       if (text != "on" && text != "off") throw Error("not on or off");
       return text == "on";
-    case KeyType::Groups: {
+    case KeyType::PerWorkload: {
       std::vector<std::string> out;
       for (const std::string_view g : split(text, '/')) out.emplace_back(g);
       return out;

@@ -25,17 +25,17 @@ using KeyValue = std::variant<int64_t, uint64_t, double, bool, std::string, std:
                               std::vector<double>, std::vector<std::string>>;
 
 enum class KeyType : uint8_t {
-  Int,       // int64_t in [lo, hi]
-  Real,      // double in [lo, hi]
-  IntList,   // std::vector<int64_t>, each in [lo, hi], written "0,0,5": cycled over the tasks
-  RealList,  // std::vector<double>, each in [lo, hi]
-  Seed,      // uint64_t
-  Text,      // std::string
-  Choice,    // std::string, one of `choices`
-  File,      // std::string naming a file that exists
-  Switch,    // bool: vlag sim's flag sets `flag_sets`; vlag compare takes on or off
-  Groups,    // std::vector<std::string>, each GROUP:key=value,... (sim/task_options.h): one per
-             // --group in vlag sim, joined by '/' in vlag compare
+  Int,          // int64_t in [lo, hi]
+  Real,         // double in [lo, hi]
+  IntList,      // std::vector<int64_t>, each in [lo, hi], written "0,0,5": cycled over the tasks
+  RealList,     // std::vector<double>, each in [lo, hi]
+  Seed,         // uint64_t
+  Text,         // std::string
+  Choice,       // std::string, one of `choices`
+  File,         // std::string naming a file that exists
+  Switch,       // bool: vlag sim's flag sets `flag_sets`; vlag compare takes on or off
+  PerWorkload,  // std::vector<std::string>, each WORKLOAD:key=value,... (sim/task_options.h):
+                // one per --group in vlag sim, joined by '/' in vlag compare
 };
 
 struct ScenarioKey {
@@ -65,8 +65,8 @@ const std::vector<ScenarioKey>& scenario_keys();
 const ScenarioKey* find_scenario_key(std::string_view name);
 
 /// `text` as the key's value, the way vlag compare writes it (numbers as from_chars reads them,
-/// lists comma-separated, Switch as on or off, Groups joined by '/'); throws vlag::Error saying
-/// what is expected.
+/// lists comma-separated, Switch as on or off, PerWorkload joined by '/'); throws vlag::Error
+/// saying what is expected.
 KeyValue parse_key_value(const ScenarioKey& key, std::string_view text);
 
 }  // namespace vlag::sim

@@ -106,9 +106,9 @@ TEST(ScenarioKeys, SwitchesAndGroupsAsVlagCompareWritesThem) {
   EXPECT_THROW(parse_key_value(balance, "maybe"), Error);
   const ScenarioKey& group = *find_scenario_key("group");
   group.set(c, parse_key_value(group, "cyclictest:latency_nice=-20/hackbench:nice=5"));
-  ASSERT_EQ(c.group_settings.size(), 2u);
-  EXPECT_EQ(c.group_settings[0].latency_nice, -20);
-  EXPECT_EQ(c.group_settings[1].nice, 5);
+  ASSERT_EQ(c.workload_settings.size(), 2u);
+  EXPECT_EQ(c.workload_settings[0].latency_nice, -20);
+  EXPECT_EQ(c.workload_settings[1].nice, 5);
 }
 
 }  // namespace
