@@ -1,6 +1,6 @@
 // `vlag compare`: a grid of scenarios — variants (columns, the first one the baseline) × rows
 // (one key's values) × R seeds — printed as per-metric tables, a summary sorted from the worst
-// regression to the best improvement, optionally JSON and gnuplot plots (sim/compare/).
+// regression to the best improvement, optionally JSON and gnuplot plots (compare/).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,9 +10,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "sim/compare/json.h"
-#include "sim/compare/plots.h"
-#include "sim/compare/report.h"
+#include "compare/json.h"
+#include "compare/plots.h"
+#include "compare/report.h"
 #include "spec/error.h"
 
 namespace vlag::cli {
@@ -20,7 +20,7 @@ namespace {
 
 constexpr double kDefaultJitter = 0.05;
 
-namespace cmp = sim::compare;
+namespace cmp = vlag::compare;
 
 struct CompareOptions {
   std::string workload = "hogs";
@@ -86,6 +86,7 @@ cmp::GridSpec grid_spec(const CompareOptions& o) {
   else
     spec.variants = {{"base", {}}};
   spec.repeat = o.repeat;
+  if (o.plot_dir.empty()) spec.lag_points = 0;  // only the lag plot needs the lag sampled
   return spec;
 }
 

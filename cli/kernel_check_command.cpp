@@ -4,12 +4,12 @@
 
 #include <map>
 
-#include "cli/json_out.h"
+#include "json/writer.h"
 #include "cli/kernel_commands.h"
 #include "kernel/capture_reader.h"
 #include "kernel/check_options.h"
 #include "kernel/service.h"
-#include "sim/stats.h"
+#include "stats/stats.h"
 
 namespace vlag::cli {
 namespace {
@@ -32,8 +32,8 @@ void print_kernel_text(const kernel::KernelReport& r, const kernel::PerfParseSta
   fmt::print(" {:-<110}\n", "");
   for (const auto& [pid, t] : r.tasks) {
     if (t.switches == 0) continue;
-    const auto lat = sim::summarize(t.delays_ns);
-    const auto wake = sim::summarize(t.wakeup_delays_ns);
+    const auto lat = stats::summarize(t.delays_ns);
+    const auto wake = stats::summarize(t.wakeup_delays_ns);
     fmt::print(" {:<24}|{:>12} |{:>9} |{:>10} |{:>10} |{:>15.6f} s |{:>8} |{:>8}\n",
                t.comm + ":" + std::to_string(pid), ms(static_cast<double>(t.runtime_ns)),
                t.switches, ms(lat.avg_ns), ms(static_cast<double>(lat.max_ns)),
@@ -69,10 +69,10 @@ void print_kernel_text(const kernel::KernelReport& r, const kernel::PerfParseSta
 }
 
 std::string kernel_json(const kernel::KernelReport& r) {
-  JsonArray tasks, checks, problems;
+  json::Array tasks, checks, problems;
   for (const auto& [pid, t] : r.tasks) {
-    const auto lat = sim::summarize(t.delays_ns);
-    tasks.add(JsonObject()
+    const auto lat = stats::summarize(t.delays_ns);
+    tasks.add(json::Object()
                   .num("pid", pid)
                   .str("comm", t.comm)
                   .str("group", t.group)
@@ -85,15 +85,15 @@ std::string kernel_json(const kernel::KernelReport& r) {
                   .real("max_lag_ns", t.max_lag_ns)
                   .real("delay_avg_ns", lat.avg_ns)
                   .num("delay_max_ns", lat.max_ns)
-                  .num("wakeup_delay_p50_ns", sim::summarize(t.wakeup_delays_ns).p50_ns)
-                  .num("wakeup_delay_p99_ns", sim::summarize(t.wakeup_delays_ns).p99_ns)
+                  .num("wakeup_delay_p50_ns", stats::summarize(t.wakeup_delays_ns).p50_ns)
+                  .num("wakeup_delay_p99_ns", stats::summarize(t.wakeup_delays_ns).p99_ns)
                   .num("longest_wait_ns", t.longest_wait_ns));
   }
   for (const auto& [id, c] : r.counts)
-    checks.add(JsonObject().str("id", id).num("checked", c.checked).num("violated", c.violated));
+    checks.add(json::Object().str("id", id).num("checked", c.checked).num("violated", c.violated));
   for (const auto& p : r.problems)
-    problems.add(JsonObject().num("line", p.line).num("cpu", p.cpu).str("message", p.message));
-  return JsonObject()
+    problems.add(json::Object().num("line", p.line).num("cpu", p.cpu).str("message", p.message));
+  return json::Object()
       .str("file", r.file)
       .boolean("ok", r.ok())
       .num("slice_ns", r.slice_ns)
@@ -115,7 +115,7 @@ int run_kernel_check(const CheckOptions& o) {
   for (const auto& s : o.snapshots) kernel::learn_from_snapshot(kernel::load_snapshot(s), ko);
   if (!o.groups.empty()) kernel::read_group_map(o.groups, ko);
   bool ok = true;
-  JsonArray all;
+  json::Array all;
   for (const auto& file : o.files) {
     kernel::KernelServiceLayer layer(kernel::capture_name(file), ko);
     const auto stats = kernel::read_perf_capture(

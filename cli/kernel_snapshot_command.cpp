@@ -2,7 +2,7 @@
 // (SPEC.md §6.1).
 #include <fmt/format.h>
 
-#include "cli/json_out.h"
+#include "json/writer.h"
 #include "cli/kernel_commands.h"
 #include "kernel/capture_reader.h"
 #include "kernel/snapshot_check.h"
@@ -22,18 +22,18 @@ void print_text(const kernel::SnapshotReport& r) {
 }
 
 std::string to_json(const kernel::SnapshotReport& r) {
-  JsonArray counts, findings, notes;
+  json::Array counts, findings, notes;
   for (const auto& [id, c] : r.counts)
-    counts.add(JsonObject().str("id", id).num("checked", c.checked).num("violated", c.violated));
+    counts.add(json::Object().str("id", id).num("checked", c.checked).num("violated", c.violated));
   for (const auto& f : r.findings)
-    findings.add(JsonObject()
+    findings.add(json::Object()
                      .str("id", f.id)
                      .num("line", f.line)
                      .str("where", f.where)
                      .str("message", f.message)
                      .boolean("violation", f.violation));
   for (const auto& n : r.notes) notes.add_string(n);
-  return JsonObject()
+  return json::Object()
       .str("file", r.file)
       .str("version", r.version)
       .boolean("ok", r.ok())
@@ -47,7 +47,7 @@ std::string to_json(const kernel::SnapshotReport& r) {
 
 int run_kernel_snapshot(const SnapshotOptions& o) {
   bool ok = true;
-  JsonArray all;
+  json::Array all;
   for (const auto& file : o.files) {
     const auto report = kernel::check_snapshot(kernel::load_snapshot(file));
     ok = ok && report.ok();

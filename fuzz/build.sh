@@ -14,7 +14,7 @@ OUT=$(cd "$OUT" && pwd)  # absolute: the seed corpus is zipped from inside its d
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 
-library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp reference/arith.cpp
+library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp json/writer.cpp reference/arith.cpp
          reference/runqueue.cpp optimized/tree_queue.cpp optimized/runqueue.cpp
          optimized/differential.cpp fuzz/op_decoder.cpp kernel/text_fields.cpp kernel/perf_script.cpp
          kernel/time_merge.cpp kernel/sched_debug.cpp kernel/snapshot_check.cpp kernel/service.cpp
@@ -22,7 +22,7 @@ library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp ref
          checker/view.cpp checker/witness.cpp checker/run.cpp checker/window.cpp checker/infer.cpp
          smt/arbiter.cpp sim/latency_histogram.cpp sim/placement.cpp sim/machine.cpp
          sim/task_options.cpp sim/rtapp_config.cpp sim/rtapp.cpp checker/cfs_check.cpp
-         sim/cfs/tunables.cpp sim/cfs/runqueue.cpp sim/policy.cpp checker/shadow.cpp)
+         cfs/tunables.cpp cfs/runqueue.cpp sim/policy.cpp checker/shadow.cpp)
 objects=()
 for f in "${library[@]}"; do
   o="$obj/$(echo "$f" | tr / _).o"

@@ -22,7 +22,7 @@
 #include "kernel/bpf/kernel_btf.h"
 #include "kernel/bpf/raw_capture.h"
 #include "kernel/bpf/state_decode.h"
-#include "state.skel.h"
+#include "kernel/bpf/state.skel.h"
 
 namespace vlag::kernel::bpf {
 namespace {

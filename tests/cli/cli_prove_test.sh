@@ -24,6 +24,11 @@ grep -q "<- THM-LAG-BOUND" out.txt
 "$vlag" check cex.trace >check.txt || true
 grep -q "^THM-LAG-BOUND " check.txt
 
+# A control character in a JSON string is escaped, not dropped: a trace name with a tab in it.
+expect 1 "$vlag" prove --tasks 2 --depth 4 --invariant THM-LAG-BOUND --preset linux-6.18 \
+  --slices 100000,3000000 --trace $'cex\tname.trace' --json
+grep -qF '"trace":"cex\tname.trace"}' out.txt
+
 # An induction that does not close: held, with its failing step in the JSON.
 expect 0 "$vlag" prove --tasks 3 --depth 1 --invariant THM-LAG-BOUND --preset paper-1 \
   --slices 0,1000000 --json

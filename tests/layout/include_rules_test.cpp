@@ -50,14 +50,6 @@ IncludeRules vlag_rules() {
   r.homed_header = std::string("z3") + "++.h";
   r.header_home = "smt";
   r.see_other_details = {"tests"};
-  // Today's breaches, each removed by a change of issue 12 under way: the list is empty once
-  // they are merged, and an entry that no longer occurs fails the test.
-  r.known = {
-      // the checker reaches into the simulator for CFS tunables (→ cfs/)
-      {"checker/cfs_check.h", "sim/cfs/tunables.h"},
-      // the simulator reaches into the CLI for its JSON writer (→ compare/, json/)
-      {"sim/compare/json.cpp", "cli/json_out.h"},
-  };
   return r;
 }
 
