@@ -12,6 +12,7 @@
 
 #include "spec/features.h"
 #include "spec/ops.h"
+#include "spec/properties.h"
 
 namespace vlag::prove {
 
@@ -31,7 +32,7 @@ struct Options {
   Params params = make_params(preset_by_name(kDefaultPreset));
   int tasks = 2;
   int depth = 4;
-  std::string invariant = "INV-LAG-SUM";
+  std::string invariant = ids::kInvLagSum;
   Arith arith = Arith::Exact;
   std::vector<int64_t> weights = {1024, 3121};  // values a weight may take (creation, reweight)
   std::vector<int64_t> slices = {0};            // 0: the base slice; others: custom slices
@@ -102,7 +103,8 @@ struct Progress {
   double memory_mb = 0;
 };
 
-/// Invariant IDs `vlag prove` accepts, with whether k-induction applies to them.
+/// Invariant IDs `vlag prove` accepts, with whether k-induction applies to them: the rows of
+/// spec/properties.h that have a symbolic form, in its order.
 struct InvariantInfo {
   std::string id;
   bool inductive = false;
