@@ -123,8 +123,8 @@ void add_sim_command(CLI::App& app, int& exit_code) {
       "Runs workloads (hogs, cyclictest-, hackbench-, schbench-like, rt-app) on simulated CPUs");
   cmd->add_option("--workload", o->workload, workload_help())->capture_default_str();
   cmd->add_option("--cpus", o->cpus, "CPUs")->check(CLI::Range(1, 4096))->capture_default_str();
-  cmd->add_option("--preset", o->preset, "Preset (linux-6.18, linux-6.12, linux-6.6)")
-      ->capture_default_str();
+  // The simulator runs the optimized runqueue: Linux arithmetic, Linux presets (SPEC.md §7).
+  cmd->add_option("--preset", o->preset, preset_help(PresetFamily::Linux))->capture_default_str();
   cmd->add_option("--features", o->features, "Feature overrides: NAME,-NAME,...");
   cmd->add_option("--hz", o->hz, "Timer tick frequency")
       ->check(CLI::Range(100, 1000))

@@ -145,12 +145,6 @@ z3::expr delay_bad(Model& m, const SymState& b, const Choice& ch, const SymState
 
 }  // namespace
 
-// The search for INV-LAG-CLAMP's counterexample is over the limit: a preset without the clamp
-// does not promise it (spec/properties.h).
-bool promised_by(const Preset& p, const std::string& id) {
-  return property(id).promised(p, {.beyond_clamp_limit = true});
-}
-
 bool is_state_invariant(const std::string& id) {
   const Property& p = property(id);
   return p.kind == PropertyKind::StateInvariant || p.prove.steady;

@@ -14,9 +14,9 @@
 
 #include "checker/checker.h"
 #include "checker/run.h"
-#include "tests/support/op_gen.h"
 #include "prove/agreement.h"
 #include "prove/replay.h"
+#include "tests/support/op_gen.h"
 #include "trace/reader.h"
 
 namespace vlag::prove {
@@ -67,8 +67,7 @@ RC_GTEST_PROP(ProveProperties, SymbolicStepAgreesWithReference, ()) {
 // The linux64 encoding against reference::LinuxRunqueue: the kernel's fixed point, floors and
 // truncations, step for step, under each Linux preset (paper presets are exact-only).
 RC_GTEST_PROP(ProveProperties, Linux64StepAgreesWithLinuxReference, ()) {
-  const std::string preset =
-      *rc::gen::elementOf(std::vector<std::string>{"linux-6.6", "linux-6.12", "linux-6.18"});
+  const std::string preset = *rc::gen::elementOf(presets_of(PresetFamily::Linux));
   Options o = options(preset, "INV-LAG-SUM", 1);
   o.arith = Arith::Linux64;
   o.weights = {1024, 3121, 335, 15};
@@ -148,7 +147,7 @@ TEST(Prove, LemmasMakeDeadlineAndPickEligibleInductive) {
 // point, proved for two clients with mixed requests (one quantum and a quarter of one) under
 // each paper preset. L-STEADY carries the proof; without eligibility in pick the bound fails.
 TEST(Prove, PaperLagBoundIsProvedInASteadySystem) {
-  for (const char* preset : {"paper-1", "paper-2", "paper-3"}) {
+  for (const std::string& preset : presets_of(PresetFamily::Paper)) {
     Options o = options(preset, "THM-LAG-BOUND", 3);
     o.slices = {0, 1'000'000};
     const Result r = run(o, nullptr, nullptr);
