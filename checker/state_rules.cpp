@@ -138,13 +138,12 @@ void StateRules::saved_lag(const ViewEntity& v, bool from_delayed, const View& v
       rules::check_saved_lag(params_, v.slice, v.weight, v.vlag, from_delayed, B);
   if (c.holds()) return;
   const bool zero = from_delayed && params_.preset.has(Feature::DELAY_ZERO);
-  out_.violate(
-      ids::kInvLagClamp,
-      fmt::format("task {} saved vlag {} beyond {}{}{}", v.id, str(v.vlag), str(c.limit),
-                  B == 0 ? "" : " + the rounding bound " + str(B),
-                  zero ? " or positive after a delayed dequeue" : ""),
-      saved_lag_witness(v, params_.tick_ns(), zero, B),
-      promised(ids::kInvLagClamp, params_.preset, {.beyond_clamp_limit = !c.within_limit}));
+  out_.violate(ids::kInvLagClamp,
+               fmt::format("task {} saved vlag {} beyond {}{}{}", v.id, str(v.vlag), str(c.limit),
+                           B == 0 ? "" : " + the rounding bound " + str(B),
+                           zero ? " or positive after a delayed dequeue" : ""),
+               saved_lag_witness(v, params_.tick_ns(), zero, B),
+               promised(ids::kInvLagClamp, params_.preset, {.only_delay_zero = c.within_limit}));
 }
 
 // The products and sums Linux keeps in s64 (SPEC.md §7) — key_i·w_i, their sum, and key_i·W in

@@ -30,7 +30,7 @@ bool reproduces(const std::string& text, const std::string& id, int64_t last_ind
 
 bool window_reproducible(const std::string& id) {
   const Property* p = find_property(id);
-  return p && p->windowed;
+  return p && p->judged.windowed;
 }
 
 std::optional<Window> minimal_window(const Source& source, const Violation& v, std::string& why) {

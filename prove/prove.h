@@ -112,11 +112,8 @@ struct InvariantInfo {
 };
 const std::vector<InvariantInfo>& invariants();
 
-/// Does the preset promise `id` where the search looks (SPEC.md §6 "Holds", spec/properties.h)?
-/// For INV-LAG-CLAMP that is a saved lag beyond the clamp limit, which the paper presets keep.
-inline bool promised_by(const Preset& p, const std::string& id) {
-  return property(id).promised(p, {.beyond_clamp_limit = true});
-}
+/// Does the preset promise `id` (SPEC.md §6 "Holds", spec/properties.h)?
+inline bool promised_by(const Preset& p, const std::string& id) { return property(id).promised(p); }
 
 /// Throws vlag::Error for options that cannot be encoded (unknown ID, empty ranges, …).
 void validate(const Options& o);

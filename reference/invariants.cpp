@@ -118,12 +118,12 @@ void check_saved_lags(const Runqueue& before, const Runqueue& after, std::vector
     if (!c.within_limit)
       add(out, ids::kInvLagClamp,
           "task " + std::to_string(a.id) + " saved vlag " + str(a.vlag) + " beyond " + str(c.limit),
-          promised(ids::kInvLagClamp, p, {.beyond_clamp_limit = true}));
+          promised(ids::kInvLagClamp, p));
     if (c.positive_after_delay)
       add(out, ids::kInvLagClamp,
           "task " + std::to_string(a.id) + " left a delayed dequeue with vlag " + str(a.vlag) +
               " > 0 under DELAY_ZERO",
-          promised(ids::kInvLagClamp, p));
+          promised(ids::kInvLagClamp, p, {.only_delay_zero = true}));
   }
 }
 

@@ -63,12 +63,12 @@ std::string_view kind_name(PropertyKind kind);
 /// What a promise depends on besides the preset (SPEC.md §6 "Holds", §7.3). Each judge fills in
 /// what it knows; the defaults are the ordinary case.
 struct Situation {
-  bool entity_is_curr = false;      // INV-REWEIGHT: the reweighted entity is running (§4.8)
-  bool beyond_clamp_limit = false;  // INV-LAG-CLAMP: the saved lag exceeds the clamp limit
-                                    // (not only the DELAY_ZERO clause, promised wherever on)
-  bool request_rescaled = false;    // INV-DEADLINE: since the request was set, a clamped
-                                    // reweight cut it (§4.8) or, in Linux arithmetic, a
-                                    // reweight rescaled d − v (§7.3)
+  bool entity_is_curr = false;    // INV-REWEIGHT: the reweighted entity is running (§4.8)
+  bool only_delay_zero = false;   // INV-LAG-CLAMP: only its DELAY_ZERO clause fails (a positive
+                                  // lag after a delayed dequeue), promised wherever it is on
+  bool request_rescaled = false;  // INV-DEADLINE: since the request was set, a clamped
+                                  // reweight cut it (§4.8) or, in Linux arithmetic, a
+                                  // reweight rescaled d − v (§7.3)
 };
 
 /// How `vlag check` judges an ID on a spec/TRACE.md trace.
@@ -89,21 +89,26 @@ struct ProveSupport {
   bool steady = false;   // judged over the steady driver (pick, run) at decision points
 };
 
+/// Which parts of vlag judge an ID.
+struct Judges {
+  bool reference = false;                        // reference/invariants.h, on the exact state
+  CheckerRole checker = CheckerRole::NotJudged;  // `vlag check` on an exact trace
+  bool linux64 = false;   // `vlag check` on a Linux-arithmetic trace ("arith":"linux64") too
+  bool windowed = false;  // a window (the state before it, then events) shows it again
+  bool kernel = false;    // `vlag kernel check` or `vlag kernel snapshot`
+};
+
 struct Property {
-  const char* id;
-  const char* section;  // of SPEC.md: "6", "6.1", "6.2", "8.5"
-  PropertyKind kind;
+  const char* id = nullptr;
+  const char* section = "6";  // of SPEC.md: "6", "6.1", "6.2", "8.5"
+  PropertyKind kind = PropertyKind::StateInvariant;
   /// Whether a preset promises it in a situation; nullptr where presets do not apply (the real
-  /// kernel, the CFS policies: see `promise_note`).
-  bool (*promise)(const Preset&, const Situation&);
-  const char* promise_note;  // what else the promise depends on, in words ("" when nothing)
-  bool reference;            // reference/invariants.h evaluates it on the exact state
-  CheckerRole checker;       // on an exact trace
-  bool checker_linux64;      // also on a Linux-arithmetic trace ("arith":"linux64")
-  bool windowed;             // a window (the state before it, then events) shows it again
-  bool kernel;               // `vlag kernel check` or `vlag kernel snapshot` judges it
-  ProveSupport prove;
-  const char* fixture;  // the file in tests/fixtures/ that `vlag check` flags with it, or nullptr
+  /// kernel, the CFS policies, a figure: see `note`).
+  bool (*promise)(const Preset&, const Situation&) = nullptr;
+  const char* note = "";  // what else the promise depends on, in words
+  Judges judged{};
+  ProveSupport prove{};
+  const char* fixture = nullptr;  // the file in tests/fixtures/ `vlag check` flags with it
 
   /// Is it promised under `preset` in `situation`? True where presets do not apply.
   bool promised(const Preset& preset, const Situation& situation = {}) const {
@@ -111,8 +116,134 @@ struct Property {
   }
 };
 
-/// Every row, in the order `vlag prove --list` and the README table show them: the state
-/// invariants, the step invariants, the theorems and figures, then §6.1, §6.2 and §8.5.
+// The shapes of promise (SPEC.md §6 "Holds") and of prove support that rows share.
+namespace registry {
+
+inline bool everywhere(const Preset&, const Situation&) { return true; }
+inline bool paper(const Preset& p, const Situation&) { return p.paper(); }
+inline bool reweight(const Preset& p, const Situation& s) {
+  return p.reweight != ReweightRule::KeepV &&
+         !(p.reweight == ReweightRule::Place && s.entity_is_curr);
+}
+inline bool lag_clamp(const Preset& p, const Situation& s) {
+  return p.clamp == LagClamp::TwiceSlice || s.only_delay_zero;
+}
+inline bool deadline(const Preset&, const Situation& s) { return !s.request_rescaled; }
+inline bool delay(const Preset& p, const Situation&) { return p.has(Feature::DELAY_DEQUEUE); }
+inline bool lag_bound_linux(const Preset& p, const Situation&) {
+  return p.protection == Protection::Vprot;
+}
+
+// Judged on the reference's state and on every trace, windows included.
+inline constexpr Judges kEverywhere{true, CheckerRole::Verdict, true, true, false};
+// Judged on every trace, windows included.
+inline constexpr Judges kOnTraces{false, CheckerRole::Verdict, true, true, false};
+inline constexpr Judges kKernel{.kernel = true};
+inline constexpr Judges kCfsTraces{.checker = CheckerRole::Verdict};
+
+inline constexpr ProveSupport kNoProof{};
+inline constexpr ProveSupport kProved{true, Induction::Always, false, false};
+inline constexpr ProveSupport kProved64{true, Induction::Always, true, false};
+inline constexpr ProveSupport kSteady{true, Induction::WherePromised, true, true};
+
+constexpr Property snapshot_check(const char* id) {
+  return {.id = id,
+          .section = "6.1",
+          .kind = PropertyKind::SnapshotCheck,
+          .note = "a kernel snapshot",
+          .judged = kKernel};
+}
+constexpr Property cfs_check(const char* id, const char* note, const char* fixture = nullptr) {
+  return {.id = id,
+          .section = "8.5",
+          .kind = PropertyKind::CfsCheck,
+          .note = note,
+          .judged = kCfsTraces,
+          .fixture = fixture};
+}
+
+}  // namespace registry
+
+// The registry: one row per ID, in the order of properties(). A row names what applies; the
+// rest keeps Property's defaults (not judged there).
+// clang-format off
+inline constexpr Property kProperties[] = {
+    // SPEC.md §6: state invariants.
+    {.id = ids::kInvLagSum, .promise = registry::everywhere,
+     .note = "in Linux arithmetic its integer form, -W < sum w(V - v) <= 0",
+     .judged = registry::kEverywhere, .prove = registry::kProved64, .fixture = "inv-lag-sum.jsonl"},
+    {.id = ids::kInvEligibleExists, .promise = registry::everywhere,
+     .note = "`vlag check` only implicitly: V is its view's weighted average",
+     .judged = {.reference = true}, .prove = registry::kProved64},
+    {.id = ids::kInvDeadline, .promise = registry::deadline,
+     .note = "not after a clamped reweight cut the request (4.8) or, in Linux arithmetic, a "
+             "reweight rescaled d - v (7.3)",
+     .judged = registry::kEverywhere, .prove = registry::kProved64,
+     .fixture = "inv-deadline.jsonl"},
+    {.id = ids::kInvS64Margin, .promise = registry::everywhere,
+     .note = "while the queued vruntimes lie within 2^63/(2^18 W) of each other",
+     .judged = registry::kOnTraces, .fixture = "inv-s64-margin.jsonl"},
+    // SPEC.md §6: step invariants.
+    {.id = ids::kInvPlaceLag, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
+     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-place-lag.jsonl"},
+    {.id = ids::kInvReweight, .kind = PropertyKind::StepInvariant, .promise = registry::reweight,
+     .note = "under reweight by placement (linux-6.18) not for the running entity (4.8)",
+     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-reweight.jsonl"},
+    {.id = ids::kInvPickEligible, .kind = PropertyKind::StepInvariant,
+     .promise = registry::everywhere, .judged = registry::kEverywhere, .prove = registry::kProved,
+     .fixture = "inv-pick-eligible.jsonl"},
+    {.id = ids::kInvPickEdf, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
+     .note = "curr under protection and the eligible next buddy are exempt",
+     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-pick-edf.jsonl"},
+    {.id = ids::kInvLagClamp, .kind = PropertyKind::StepInvariant, .promise = registry::lag_clamp,
+     .note = "its DELAY_ZERO clause (vl <= 0 after a delayed dequeue) wherever DELAY_ZERO is on",
+     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-lag-clamp.jsonl"},
+    {.id = ids::kInvDelay, .kind = PropertyKind::StepInvariant, .promise = registry::delay,
+     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-delay.jsonl"},
+    {.id = ids::kInvStep, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
+     .note = "on traces that start at the beginning",
+     .judged = {.checker = CheckerRole::Verdict, .linux64 = true}, .fixture = "inv-step.jsonl"},
+    // SPEC.md §6: theorems and figures.
+    {.id = ids::kThmLagBound, .kind = PropertyKind::Theorem, .promise = registry::paper,
+     .note = "in a steady system, at decision points",
+     .judged = {.reference = true, .checker = CheckerRole::VerdictWherePromised, .linux64 = true},
+     .prove = registry::kSteady, .fixture = "thm-lag-bound.jsonl"},
+    {.id = ids::kThmLagBoundLinux, .kind = PropertyKind::Theorem,
+     .promise = registry::lag_bound_linux,
+     .note = "a steady system with a common slice; `vlag check` reports it as a figure, `vlag "
+             "kernel check` judges its lower half (6.2)",
+     .judged = {.reference = true, .checker = CheckerRole::AsFigure, .linux64 = true,
+                .kernel = true},
+     .prove = registry::kSteady},
+    {.id = ids::kThmPairFair, .kind = PropertyKind::Theorem, .promise = registry::paper,
+     .note = "follows from THM-LAG-BOUND; not judged on traces separately"},
+    {.id = ids::kThmWakeupLatency, .kind = PropertyKind::Theorem, .promise = registry::paper,
+     .note = "a client joining a steady system; a figure under the Linux presets",
+     .judged = {.checker = CheckerRole::VerdictWherePromised, .linux64 = true},
+     .fixture = "thm-wakeup-latency.jsonl"},
+    {.id = ids::kThmShare, .kind = PropertyKind::Theorem, .promise = registry::everywhere,
+     .note = "CPU-bound entities joining at t = 0, within a bound that depends on the preset; "
+             "its kernel form (6.2) on kernel traces",
+     .judged = registry::kKernel},
+    {.id = ids::kFigStarvation, .kind = PropertyKind::Figure, .note = "a figure, never a verdict",
+     .judged = {.checker = CheckerRole::AsFigure, .linux64 = true}},
+    // SPEC.md §6.1: one kernel sched debug snapshot; §6.2: a kernel trace.
+    registry::snapshot_check(ids::kSnapAvgVruntime),
+    registry::snapshot_check(ids::kSnapEligible),
+    registry::snapshot_check(ids::kSnapDeadline),
+    registry::snapshot_check(ids::kSnapLeftDeadline),
+    {.id = ids::kInvNoStarvation, .section = "6.2", .kind = PropertyKind::KernelTraceCheck,
+     .note = "a kernel trace, against --starvation-ms (default 1 s)", .judged = registry::kKernel},
+    // SPEC.md §8.5: a trace of the CFS policies (checker/cfs_check.h).
+    registry::cfs_check(ids::kCfsMinVruntimeMonotonic, "the CFS policies"),
+    registry::cfs_check(ids::kCfsPlaceSleeper, "the CFS policies"),
+    registry::cfs_check(ids::kCfsPickLeftmost, "the CFS policies", "cfs-pick-leftmost.jsonl"),
+    registry::cfs_check(ids::kCfsLatencyPick, "cfs-latency-nice"),
+};
+// clang-format on
+
+/// Every row (kProperties), in the order `vlag prove --list` and the README table show them: the
+/// state invariants, the step invariants, the theorems and figures, then §6.1, §6.2 and §8.5.
 std::span<const Property> properties();
 /// The row of an ID, or nullptr.
 const Property* find_property(std::string_view id);
