@@ -4,9 +4,9 @@
 
 namespace vlag::rules {
 
+// δ·N fits in 64 bits for every δ the model takes (at most 2^50 ns a step): one division.
 Exact exact_vdelta(int64_t delta_ns, int64_t weight) {
-  Exact x = Exact(static_cast<long>(delta_ns)) * static_cast<long>(kNice0Weight) /
-            Exact(static_cast<long>(weight));
+  Exact x(static_cast<long>(delta_ns * kNice0Weight), static_cast<long>(weight));
   x.canonicalize();
   return x;
 }

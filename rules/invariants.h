@@ -6,6 +6,7 @@
 // returns), and whether the preset promises it (spec/properties.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
