@@ -126,7 +126,7 @@ void CfsChecker::check_pick(const trace::Event& e) {
   const Task& p = it->second;
   // The latency tree at this pick: the waiting entities on it, and the previous curr if
   // put_prev_entity put it there. Its leftmost may be any entity with the least key.
-  std::vector<std::pair<TaskId, const Task*>> leftmost;
+  std::vector<std::pair<EntityId, const Task*>> leftmost;
   if (latency_nice_) {
     for (const auto& [id, t] : tasks_) {
       if (t.status != Status::Queued || !(curr_ == id ? enters_latency_tree(t) : t.on_latency_tree))

@@ -48,8 +48,8 @@ class CfsChecker {
   bool latency_nice_;
   std::string file_;
   Report& report_;
-  std::unordered_map<TaskId, Task> tasks_;
-  std::optional<TaskId> curr_;
+  std::unordered_map<EntityId, Task> tasks_;
+  std::optional<EntityId> curr_;
   std::optional<Exact> V_;
   int64_t index_ = 0;
   int64_t line_ = 0;

@@ -27,7 +27,7 @@ Checker::Checker(const trace::Header& header, std::string file, Report& report)
                             "checking multi-CPU traces is not implemented (this trace has " +
                                 std::to_string(params_.ncpus) +
                                 " CPUs and no \"cpu\" naming the one it holds)");
-  if (header.arith == trace::Arith::Linux64)
+  if (header.arith == Arith::Linux64)
     report_.notes.push_back(fmt::format(
         "{}: Linux integer arithmetic (\"arith\":\"linux64\"): the shadow reference is "
         "reference::LinuxRunqueue, and {}, {}, {} and {} are judged within the rounding bounds of "
@@ -76,12 +76,12 @@ void Checker::apply_shadow(const trace::Event& e) {
   if (!op) return;
   try {
     if (op->kind == OpKind::Detach) {
-      if (!shadow_->detach(op->id)) throw Error("the task is not a sleeping entity of the queue");
+      if (!shadow_->detach(op->se)) throw Error("the task is not a sleeping entity of the queue");
       return;
     }
     if (op->kind == OpKind::Attach) {
       // The migrant as the trace reports it: validate() made sure the saved lag is there.
-      if (!shadow_->attach(op->id, op->a, op->b != 0 ? op->b : params_.base_slice_ns(), op->b != 0,
+      if (!shadow_->attach(op->se, op->a, op->b != 0 ? op->b : params_.base_slice_ns(), op->b != 0,
                            *e.state.vlag))
         throw Error("the task is here already");
       return;
@@ -121,10 +121,10 @@ void Checker::consume(const trace::Event& e, int64_t line) {
       e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
   const Exact V_before = needs_V_before ? view_.V() : Exact(0);
   const int64_t W_before = view_.W();
-  const std::optional<TaskId> curr_before = view_.curr;
+  const std::optional<EntityId> curr_before = view_.curr;
   const bool curr_protected =
       shadow_ ? shadow_->protect_slice() : params_.preset.protection != Protection::None;
-  const std::optional<TaskId> next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
+  const std::optional<EntityId> next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
 
   if (e.kind == EventKind::Run) {
     service_.on_run(e.delta);

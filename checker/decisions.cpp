@@ -51,7 +51,7 @@ void Decisions::pick(const View& view, const PickContext& pick) {
                  edf_witness(view, p.id, earliest->id));
 }
 
-bool Decisions::pick_step(std::optional<TaskId> picked, std::optional<TaskId> spec_pick,
+bool Decisions::pick_step(std::optional<EntityId> picked, std::optional<EntityId> spec_pick,
                           int64_t judged_from) {
   out_.checked(ids::kInvStep);
   if (spec_pick == picked) return true;

@@ -27,7 +27,7 @@ ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string fil
   if (!paper_) report_.stats[ids::kThmLagBoundLinux].verdict = false;
 }
 
-void ServiceLayer::on_new(TaskId id, int64_t weight, int64_t slice) {
+void ServiceLayer::on_new(EntityId id, int64_t weight, int64_t slice) {
   Task& t = tasks_[id];
   t = Task{};
   t.weight = weight;
@@ -53,7 +53,7 @@ void ServiceLayer::figure(const std::string& id, double ratio, const std::string
 }
 
 // THM-LAG-BOUND: −r_k < lag_k < max(r_k, q) at a decision point, in a steady system.
-void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line) {
+void ServiceLayer::check_lag(EntityId id, const Task& t, bool upper, int64_t line) {
   const int64_t tick = params_.tick_ns();
   const Exact l = lag(t);
   const int64_t bound = upper ? rules::paper_lag_upper(t.slice, tick) : t.slice;
@@ -104,7 +104,7 @@ void ServiceLayer::leave(Task& t) {
   runnable_weight_ -= t.weight;
 }
 
-void ServiceLayer::on_wakeup(TaskId id, int64_t now, bool steady, int64_t) {
+void ServiceLayer::on_wakeup(EntityId id, int64_t now, bool steady, int64_t) {
   auto it = tasks_.find(id);
   if (it == tasks_.end() || it->second.runnable) return;
   Task& t = it->second;
@@ -128,14 +128,14 @@ void ServiceLayer::stop_running(int64_t now, int64_t line) {
   it->second.waiting_since = now;
 }
 
-void ServiceLayer::on_sleep(TaskId id, int64_t now, int64_t line) {
+void ServiceLayer::on_sleep(EntityId id, int64_t now, int64_t line) {
   if (running_ == id) stop_running(now, line);
   auto it = tasks_.find(id);
   if (it == tasks_.end() || !it->second.runnable) return;
   leave(it->second);
 }
 
-void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) {
+void ServiceLayer::on_pick(std::optional<EntityId> id, int64_t now, int64_t line) {
   if (running_ == id) return;
   stop_running(now, line);
   if (!id) return;
@@ -195,7 +195,7 @@ void ServiceLayer::on_run(int64_t delta) {
   clock_.canonicalize();
 }
 
-void ServiceLayer::on_reweight(TaskId id, int64_t weight) {
+void ServiceLayer::on_reweight(EntityId id, int64_t weight) {
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;
   Task& t = it->second;
@@ -211,7 +211,7 @@ void ServiceLayer::on_reweight(TaskId id, int64_t weight) {
   t.weight = weight;
 }
 
-void ServiceLayer::on_slice(TaskId id, int64_t slice) {
+void ServiceLayer::on_slice(EntityId id, int64_t slice) {
   auto it = tasks_.find(id);
   if (it != tasks_.end()) it->second.slice = slice != 0 ? slice : params_.base_slice_ns();
 }

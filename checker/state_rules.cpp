@@ -32,7 +32,7 @@ std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow&
         step_field_witness(field, got, want));
     return std::optional<std::string>(fmt::format("field '{}'", field));
   };
-  const TaskId id = e.task.value_or(0);
+  const EntityId id = e.task.value_or(0);
   const bool about =
       e.task && shadow.has(id) && (!about_running(e.kind) || shadow.curr() == e.task);
   const trace::EntityFields& s = e.state;

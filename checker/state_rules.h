@@ -17,7 +17,7 @@ namespace vlag::checker {
 
 class StateRules {
  public:
-  StateRules(const Params& params, trace::Arith arith, Findings& findings)
+  StateRules(const Params& params, Arith arith, Findings& findings)
       : params_(params), rounding_(params, arith), out_(findings) {}
 
   /// INV-STEP: the fields `e` reports (of its entity, V, W) against the shadow's. Returns what

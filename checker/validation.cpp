@@ -15,7 +15,7 @@ namespace {
 
 // What the event needs of the task it names and of curr.
 void validate_task(const trace::Event& e, const View& view, const TracePosition& at) {
-  const TaskId id = e.task.value_or(0);
+  const EntityId id = e.task.value_or(0);
   const ViewEntity* v = e.task ? view.find(id) : nullptr;
   const std::string who = "task " + std::to_string(id);
   switch (e.kind) {

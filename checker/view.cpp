@@ -2,12 +2,12 @@
 
 namespace vlag::checker {
 
-ViewEntity* View::find(TaskId id) {
+ViewEntity* View::find(EntityId id) {
   auto it = entities_.find(id);
   return it == entities_.end() ? nullptr : &it->second;
 }
 
-const ViewEntity* View::find(TaskId id) const {
+const ViewEntity* View::find(EntityId id) const {
   auto it = entities_.find(id);
   return it == entities_.end() ? nullptr : &it->second;
 }

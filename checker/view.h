@@ -16,7 +16,7 @@ namespace vlag::checker {
 using trace::Exact;
 
 struct ViewEntity {
-  TaskId id = 0;
+  EntityId id = 0;
   int64_t weight = 0;
   int64_t slice = 0;
   Exact vruntime;
@@ -37,16 +37,16 @@ struct ViewEntity {
 // and a node-based map made that walk most of a check's time. Entities come and go only at
 // `new`, `entity`, `attach`, `exit` and `detach`: a pointer from find() is valid until the view
 // handles the next such event.
-using ViewEntities = boost::container::flat_map<TaskId, ViewEntity>;
+using ViewEntities = boost::container::flat_map<EntityId, ViewEntity>;
 
 class View {
  public:
   ViewEntities& entities() { return entities_; }
   const ViewEntities& entities() const { return entities_; }
-  ViewEntity* find(TaskId id);
-  const ViewEntity* find(TaskId id) const;
+  ViewEntity* find(EntityId id);
+  const ViewEntity* find(EntityId id) const;
 
-  std::optional<TaskId> curr;
+  std::optional<EntityId> curr;
 
   int64_t W() const;  // Σ w over queued (and delayed) entities
   Exact V() const;    // Σ w·v / W; 0 for an empty queue
@@ -79,7 +79,7 @@ class ViewState {
   const Params& params() const { return params_; }
   const Exact& V() const { return V_; }
   int64_t W() const { return view_.W(); }
-  std::optional<TaskId> curr() const { return view_.curr; }
+  std::optional<EntityId> curr() const { return view_.curr; }
   bool eligible(const ViewEntity& e) const { return view_.eligible(e, V_); }
   template <class F>
   bool for_each_queued(F&& f) const {

@@ -41,7 +41,7 @@ void ViewUpdate::refresh_from_shadow(ViewEntity& v, const Shadow* shadow) {
 
 // §4.4/§4.9: a delayed entity that pick_eevdf selects leaves the queue before the pick goes on.
 // `W_after` is the W the pick event reports, if any.
-void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<TaskId> picked,
+void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> picked,
                                            std::optional<int64_t> W_after, const Shadow* shadow,
                                            const SavedLag& saved) const {
   if (shadow) {
@@ -196,7 +196,7 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
                        rules::clamp_cuts(params_, v->slice, v->weight, view.V() - v->vruntime);
       refresh(*v);
       if (cut) v->request.reset();
-      v->deadline_rescaled = arith_ == trace::Arith::Linux64;
+      v->deadline_rescaled = arith_ == Arith::Linux64;
       return;
     }
     case EventKind::Slice:

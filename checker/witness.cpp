@@ -66,7 +66,7 @@ namespace {
 Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
 
 // An entity's constant: w_3, v_m2 (a negative id's m).
-std::string name_of(const char* prefix, TaskId id) {
+std::string name_of(const char* prefix, EntityId id) {
   return fmt::format("{}_{}{}", prefix, id < 0 ? "m" : "", id < 0 ? -id : id);
 }
 
@@ -103,14 +103,14 @@ Witness idle_pick_witness(const View& view) {
   return w;
 }
 
-Witness ineligible_pick_witness(const View& view, TaskId picked) {
+Witness ineligible_pick_witness(const View& view, EntityId picked) {
   Witness w = queue_witness(view, nullptr);
   w.statement = std::string(ids::kInvPickEligible) + ": the picked entity p has v_p <= V";
   w.claim = "(> " + name_of("v", picked) + " V)";
   return w;
 }
 
-Witness edf_witness(const View& view, TaskId picked, TaskId earlier) {
+Witness edf_witness(const View& view, EntityId picked, EntityId earlier) {
   Witness w = queue_witness(view, nullptr);
   w.statement = std::string(ids::kInvPickEdf) +
                 ": no eligible entity e has an earlier deadline than the picked p";
@@ -136,7 +136,7 @@ Witness became_delayed_witness(const Exact& v, const Exact& V) {
   return w;
 }
 
-Witness pick_step_witness(std::optional<TaskId> picked, std::optional<TaskId> spec_pick) {
+Witness pick_step_witness(std::optional<EntityId> picked, std::optional<EntityId> spec_pick) {
   Witness w;
   w.statement =
       std::string(ids::kInvStep) + ": the pick is the one SPEC.md 4.4 makes (ids; -1 = idle)";

@@ -27,8 +27,8 @@ bool deadline_holds(const Exact& rest, const Exact& request, const Exact& slack)
   return slack == 0 ? rest > 0 && rest <= request : rest > -slack && rest < request + slack;
 }
 
-bool pick_exempt(const Preset& p, TaskId picked, std::optional<TaskId> curr_before,
-                 bool curr_protected, std::optional<TaskId> next_before) {
+bool pick_exempt(const Preset& p, EntityId picked, std::optional<EntityId> curr_before,
+                 bool curr_protected, std::optional<EntityId> next_before) {
   return (curr_before == picked && curr_protected) ||
          (next_before == picked && p.has(Feature::PICK_BUDDY));
 }

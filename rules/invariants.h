@@ -89,8 +89,8 @@ bool idle_with_queue(const S& s) {
 
 /// INV-PICK-EDF's exemptions (§4.4, §4.5): curr kept under protection, or the next buddy taken
 /// under PICK_BUDDY.
-bool pick_exempt(const Preset& p, TaskId picked, std::optional<TaskId> curr_before,
-                 bool curr_protected, std::optional<TaskId> next_before);
+bool pick_exempt(const Preset& p, EntityId picked, std::optional<EntityId> curr_before,
+                 bool curr_protected, std::optional<EntityId> next_before);
 
 /// INV-PICK-EDF: calls f(e) for every eligible e ∈ Q, e ≠ p, whose deadline is earlier than p's,
 /// in the state's order. Each one is a violation unless the pick is exempt.

@@ -19,7 +19,7 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
   if (!config_.trace_dir.empty()) std::filesystem::create_directories(config_.trace_dir);
   for (int c = 0; c < config_.params.ncpus; ++c) {
     auto cpu =
-        std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.runqueue, config_.params));
+        std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.arith, config_.params));
     if (!config_.trace_dir.empty()) {
       const std::string path = config_.trace_dir + "/cpu" + std::to_string(c) + ".jsonl";
       cpu->trace_out = std::make_unique<std::ofstream>(path);

@@ -36,7 +36,7 @@ const char* op_name(OpKind kind) {
 
 std::string to_string(const Op& op) {
   std::string s = op_name(op.kind);
-  const auto id = [&] { s += " " + std::to_string(op.id); };
+  const auto id = [&] { s += " " + std::to_string(op.se); };
   switch (op.kind) {
     case OpKind::Create:
       id();

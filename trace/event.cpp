@@ -58,14 +58,6 @@ std::optional<Key> key_in(const std::array<std::pair<Key, std::string_view>, N>&
 
 std::string_view event_name(EventKind kind) { return name_in(kEventNames, kind); }
 std::optional<EventKind> event_kind(std::string_view name) { return key_in(kEventNames, name); }
-std::string_view arith_name(Arith a) { return a == Arith::Linux64 ? "linux64" : "exact"; }
-
-std::optional<Arith> arith_by_name(std::string_view name) {
-  if (name == "exact") return Arith::Exact;
-  if (name == "linux64") return Arith::Linux64;
-  return std::nullopt;
-}
-
 std::string_view status_name(Status s) { return name_in(kStatusNames, s); }
 std::optional<Status> status_by_name(std::string_view name) { return key_in(kStatusNames, name); }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/arith.h"
 #include "spec/features.h"
 #include "spec/observer.h"
 #include "spec/ops.h"
@@ -22,13 +23,6 @@ using Exact = mpq_class;
 inline constexpr std::string_view kFormatName = "vlag-trace";
 inline constexpr int kFormatVersion = 1;
 
-/// The arithmetic the producer computed virtual times in (header "arith"): the exact rationals of
-/// the reference, or Linux's 64-bit integers (SPEC.md §7), written as their s64 readings.
-enum class Arith : uint8_t { Exact, Linux64 };
-
-std::string_view arith_name(Arith a);
-std::optional<Arith> arith_by_name(std::string_view name);
-
 struct Header {
   std::string producer;
   Params params = make_params(preset_by_name(kDefaultPreset));
@@ -38,7 +32,9 @@ struct Header {
   /// One CPU's stream of a multi-CPU run (`cpus` > 1): the events of CPU `cpu`'s runqueue only.
   /// The machine's CPU count still sets the base slice (SPEC.md §1), so it stays in `cpus`.
   std::optional<int> cpu;
-  /// Traces without the field are exact: the reference's arithmetic, and every older trace's.
+  /// The arithmetic the producer computed virtual times in (spec/arith.h), Linux's written as
+  /// their s64 readings. Traces without the field are exact: the reference's, and every older
+  /// trace's.
   Arith arith = Arith::Exact;
 };
 

@@ -23,13 +23,13 @@ inline Exact to_exact(LinuxTime x) { return to_exact(x.value()); }
 
 /// The trace event for one runqueue event, with every state field the runqueue reported.
 template <class Num>
-Event trace_event(const vlag::Event<Num>& ev) {
+Event trace_event(const vlag::StepReport<Num>& ev) {
   Event e;
   e.t = ev.now;
   const Op& op = ev.op;
   if (op.kind != OpKind::Pick && op.kind != OpKind::Run && op.kind != OpKind::Tick &&
       op.kind != OpKind::Yield)
-    e.task = op.id;
+    e.task = op.se;
   switch (op.kind) {
     case OpKind::Create:
       e.kind = EventKind::New;
@@ -82,7 +82,7 @@ Event trace_event(const vlag::Event<Num>& ev) {
   }
   if (ev.entity) {
     const EntityState<Num>& s = *ev.entity;
-    if (!e.task) e.task = s.id;  // run/tick/yield: the running task
+    if (!e.task) e.task = s.se;  // run/tick/yield: the running task
     e.state.weight = s.weight;
     e.state.slice = s.slice;
     e.state.vruntime = to_exact(s.vruntime);
@@ -112,7 +112,7 @@ template <class Num>
 class SinkObserver final : public Observer<Num> {
  public:
   SinkObserver(EventSink& sink, int cpu) : sink_(sink), cpu_(cpu) {}
-  void on_event(const vlag::Event<Num>& ev) override {
+  void on_step(const vlag::StepReport<Num>& ev) override {
     Event e = trace_event(ev);
     e.cpu = cpu_;
     sink_.on_event(e);
@@ -131,7 +131,7 @@ class TraceObserver : public Observer<Num> {
     header.arith = std::is_same_v<Num, LinuxTime> ? Arith::Linux64 : Arith::Exact;
     writer_.header(header);
   }
-  void on_event(const vlag::Event<Num>& ev) override { writer_.event(trace_event(ev)); }
+  void on_step(const vlag::StepReport<Num>& ev) override { writer_.event(trace_event(ev)); }
 
  private:
   Writer writer_;

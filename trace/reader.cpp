@@ -238,7 +238,7 @@ void Reader::parse_header() {
     } else if (k == "cpu") {
       cpu = static_cast<int>(fr.integer(0, 4095));
     } else if (k == "arith") {
-      const auto a = trace::arith_by_name(fr.string());
+      const auto a = arith_by_name(fr.string());
       if (!a) fail(Fault::Malformed, k, "expected \"exact\" or \"linux64\"");
       header_.arith = *a;
     }

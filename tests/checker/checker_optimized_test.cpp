@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/support/op_gen.h"
 #include "optimized/runqueue.h"
-#include "trace/reader.h"
+#include "tests/support/op_gen.h"
 #include "tests/support/trace_helpers.h"
+#include "trace/reader.h"
 
 namespace vlag::checker {
 namespace {
@@ -24,7 +24,7 @@ void optimized_traces_hold(const std::string& preset) {
   const auto ops = *testing::gen_busy_ops(static_cast<int>(setup.tasks.size()));
   const std::string text = testing::runqueue_trace<optimized::Runqueue>(
       make_params(preset_by_name(preset)), setup.tasks, ops);
-  RC_ASSERT(header_of(text).arith == trace::Arith::Linux64);
+  RC_ASSERT(header_of(text).arith == Arith::Linux64);
   const Report r = testing::check_text(text);
   RC_ASSERT(r.problem_count == 0);
   for (const auto& [id, st] : r.stats)
@@ -55,7 +55,7 @@ TEST(CheckerOnOptimized, ExactTracesKeepTheDefaultArithmetic) {
   const std::vector<std::pair<int64_t, int64_t>> tasks = {{1024, 0}};
   const std::string exact = testing::runqueue_trace(params, tasks, {{OpKind::Enqueue, 1}});
   EXPECT_EQ(exact.find("\"arith\""), std::string::npos);  // old readers see the same header
-  EXPECT_EQ(header_of(exact).arith, trace::Arith::Exact);
+  EXPECT_EQ(header_of(exact).arith, Arith::Exact);
   std::string bad = testing::runqueue_trace<optimized::Runqueue>(params, tasks, {});
   bad.replace(bad.find("linux64"), 7, "float");
   EXPECT_THROW(header_of(bad), trace::InputError);

@@ -104,10 +104,11 @@ TEST(TraceHeader, RoundTripsEveryPresetWithOverrides) {
 // Runqueues in Linux's integer arithmetic write through the same observer: u64-range vruntimes
 // come back exact.
 TEST(TraceObserver, WritesIntegerRunqueueEventsExactly) {
-  vlag::Event<int64_t> ev;
+  vlag::StepReport<int64_t> ev;
   ev.op = Op{OpKind::Run, 0, 1000};
   ev.now = 5000;
-  ev.entity = EntityState<int64_t>{.id = 7,
+  ev.entity = EntityState<int64_t>{.se = 7,
+                                   .task = 7,
                                    .weight = 1024,
                                    .slice = 700000,
                                    .vruntime = INT64_MAX,
