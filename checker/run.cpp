@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "checker/cfs_check.h"
-#include "checker/checker.h"
+#include "checker/runqueue_checker.h"
 #include "checker/window.h"
 #include "smt/arbiter.h"
 #include "spec/cfs_policy.h"

@@ -3,7 +3,7 @@
 #include <deque>
 #include <map>
 
-#include "checker/checker.h"
+#include "checker/runqueue_checker.h"
 #include "spec/properties.h"
 #include "trace/reader.h"
 #include "trace/writer.h"

@@ -1,4 +1,4 @@
-#include "checker/checker.h"
+#include "checker/runqueue_checker.h"
 
 #include <fmt/format.h>
 
