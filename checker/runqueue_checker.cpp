@@ -11,8 +11,10 @@ namespace vlag::checker {
 using trace::EventKind;
 using trace::Fault;
 
-Checker::Checker(const trace::Header& header, std::string file, Report& report)
+RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, RunqueueId rq,
+                                 Report& report)
     : params_(header.params),
+      rq_(rq),
       window_(header.window),
       file_(std::move(file)),
       report_(report),
@@ -21,12 +23,6 @@ Checker::Checker(const trace::Header& header, std::string file, Report& report)
       service_(header.params, report, file_),
       decisions_(params_, findings_),
       state_rules_(params_, header.arith, findings_) {
-  // One CPU's stream of a multi-CPU run is one runqueue's history: judged as such.
-  if (params_.ncpus != 1 && !header.cpu)
-    throw trace::InputError(Fault::Malformed, file_, 1, "cpus",
-                            "checking multi-CPU traces is not implemented (this trace has " +
-                                std::to_string(params_.ncpus) +
-                                " CPUs and no \"cpu\" naming the one it holds)");
   if (header.arith == Arith::Linux64)
     report_.notes.push_back(fmt::format(
         "{}: Linux integer arithmetic (\"arith\":\"linux64\"): the shadow reference is "
@@ -37,7 +33,7 @@ Checker::Checker(const trace::Header& header, std::string file, Report& report)
         ids::kInvDeadline));
   if (!window_) {
     try {
-      shadow_.emplace(params_, header.arith);
+      shadow_.emplace(params_, header.arith, rq_);
     } catch (const Error& err) {
       report_.notes.push_back(file_ + ": no shadow reference: " + err.what());
     }
@@ -50,12 +46,12 @@ Checker::Checker(const trace::Header& header, std::string file, Report& report)
 // ---------------------------------------------------------------------------------------------
 // Time and the shadow
 
-void Checker::run(int64_t delta) {
+void RunqueueChecker::run(int64_t delta) {
   service_.on_run(delta);
   now_ += delta;
   if (shadow_) {
     try {
-      shadow_->apply(Op{OpKind::Run, 0, delta});
+      shadow_->apply(Op{OpKind::Run, 0, delta, 0, 0, rq_});
     } catch (const Error& err) {
       report_.notes.push_back(
           fmt::format("{}:{}: shadow reference stopped: {}", file_, line_, err.what()));
@@ -66,11 +62,11 @@ void Checker::run(int64_t delta) {
     if (ViewEntity* c = view_.find(*view_.curr)) ViewUpdate::refresh_from_shadow(*c, &*shadow_);
 }
 
-void Checker::advance_to(int64_t t) {
+void RunqueueChecker::advance_to(int64_t t) {
   if (t > now_) run(t - now_);
 }
 
-void Checker::apply_shadow(const trace::Event& e) {
+void RunqueueChecker::apply_shadow(const trace::Event& e) {
   if (!shadow_) return;
   const auto op = trace::to_op(e);
   if (!op) return;
@@ -97,7 +93,7 @@ void Checker::apply_shadow(const trace::Event& e) {
 // Once the trace leaves the spec's steps the shadow no longer stands for its state: kept alive,
 // it would overwrite the view with its own numbers and complete delayed dequeues the trace never
 // had. Later events are judged on the trace's own numbers.
-void Checker::stop_shadow(std::string_view what) {
+void RunqueueChecker::stop_shadow(std::string_view what) {
   report_.notes.push_back(
       fmt::format("{}:{}: the trace's {} differs from the shadow reference's; {} stops here "
                   "and later events are judged on the trace's own numbers",
@@ -108,13 +104,14 @@ void Checker::stop_shadow(std::string_view what) {
 // ---------------------------------------------------------------------------------------------
 // One event
 
-void Checker::consume(const trace::Event& e, int64_t line) {
+void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index) {
   line_ = line;
-  findings_.at(line, index_);
+  findings_.at(line, index, index_);
   validate(e, view_, {file_, line_, index_, now_, window_});
   advance_to(e.kind == EventKind::Run ? e.t - e.delta : e.t);
 
-  const ViewEntity* named = e.task ? view_.find(*e.task) : nullptr;
+  const std::optional<EntityId> se = e.entity();
+  const ViewEntity* named = se ? view_.find(*se) : nullptr;
   const std::optional<ViewEntity> before = named ? std::optional(*named) : std::nullopt;
   // V before the event, for the rules that relate it to the state after (exact: O(n)).
   const bool needs_V_before =
@@ -138,66 +135,67 @@ void Checker::consume(const trace::Event& e, int64_t line) {
 
   switch (e.kind) {
     case EventKind::New:
-      service_.on_new(*e.task, e.weight, e.slice);
+      service_.on_new(*se, e.weight, e.slice, e.task == se);
       break;
     case EventKind::Entity: {
-      const ViewEntity& v = *view_.find(*e.task);
-      service_.on_new(v.id, v.weight, v.slice);
+      const ViewEntity& v = *view_.find(*se);
+      service_.on_new(v.id, v.weight, v.slice, v.task == v.id);
       if (in_queue(v)) service_.on_wakeup(v.id, now_, false, line);
       if (view_.curr == v.id) service_.on_pick(v.id, now_, line);
       break;
     }
     case EventKind::Exit:
     case EventKind::Detach:
-      service_.on_exit(*e.task);
+      service_.on_exit(*se);
       break;
     case EventKind::Attach:
-      service_.on_new(*e.task, e.weight, e.slice);
+      service_.on_new(*se, e.weight, e.slice, e.task == se);
       break;
     case EventKind::Wakeup: {
-      const ViewEntity& v = *view_.find(*e.task);
+      const ViewEntity& v = *view_.find(*se);
       const bool steady = before->is_new || (e.state.vlag && *e.state.vlag == 0);
       if (before->status == Status::Sleeping) service_.on_wakeup(v.id, now_, steady, line);
       break;
     }
     case EventKind::Sleep:
     case EventKind::Dequeue: {
-      const ViewEntity& v = *view_.find(*e.task);
+      const ViewEntity& v = *view_.find(*se);
       if (v.status == Status::Delayed) decisions_.became_delayed(*before, v, V_before);
-      service_.on_sleep(*e.task, now_, line);
+      service_.on_sleep(*se, now_, line);
       break;
     }
     case EventKind::Pick: {
       const int64_t judged_from = findings_.violations();
-      decisions_.pick(view_, {e.task, curr_before, next_before, curr_protected});
-      if (shadow_ && !decisions_.pick_step(e.task, shadow_->curr(), judged_from))
-        stop_shadow("pick");
-      service_.on_pick(e.task, now_, line);
+      decisions_.pick(view_, {se, curr_before, next_before, curr_protected});
+      if (shadow_ && !decisions_.pick_step(se, shadow_->curr(), judged_from)) stop_shadow("pick");
+      service_.on_pick(se, now_, line);
       break;
     }
     case EventKind::Reweight:
-      service_.on_reweight(*e.task, e.weight);
+      service_.on_reweight(*se, e.weight);
       break;
     case EventKind::Slice:
-      service_.on_slice(*e.task, e.slice);
+      service_.on_slice(*se, e.slice);
       break;
     default:
       break;
   }
 
-  if (!e.state.empty() || e.V) judge_state(e, before ? &*before : nullptr, V_before, W_before);
+  if (!e.state.empty() || e.V || !e.kernel.empty())
+    judge_state(e, before ? &*before : nullptr, V_before, W_before);
   if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
   ++index_;
 }
 
 // Layer 3 on the event's entity (or curr's, for the events about the running one).
-void Checker::judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
-                          int64_t W_before) {
+void RunqueueChecker::judge_state(const trace::Event& e, const ViewEntity* before,
+                                  const Exact& V_before, int64_t W_before) {
   if (shadow_)
     if (const auto differs = state_rules_.step(e, *shadow_)) stop_shadow(*differs);
   state_rules_.lag_sum(e, view_);
-  const ViewEntity* after =
-      e.task ? view_.find(*e.task) : (view_.curr ? view_.find(*view_.curr) : nullptr);
+  state_rules_.kernel_sums(e, view_);
+  const std::optional<EntityId> se = e.entity();
+  const ViewEntity* after = se ? view_.find(*se) : (view_.curr ? view_.find(*view_.curr) : nullptr);
   if (!after) return;
   state_rules_.deadline(*after, view_);
   if (before && e.kind == EventKind::Wakeup && before->status == Status::Sleeping && e.V)
@@ -206,8 +204,9 @@ void Checker::judge_state(const trace::Event& e, const ViewEntity* before, const
     state_rules_.reweight(*before, *after, V_before, e.V ? *e.V : view_.V(), view_);
 }
 
-void Checker::finish() {
+void RunqueueChecker::finish() {
   service_.finish();
+  state_rules_.finish();
   if (!shadow_ && !window_)
     report_.notes.push_back(
         fmt::format("{}: {} was checked up to the point the shadow stopped", file_, ids::kInvStep));

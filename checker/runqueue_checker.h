@@ -1,5 +1,6 @@
-// `vlag check`: one streaming pass over a trace, layer by layer (SPEC.md §6, spec/TRACE.md §4).
-// This class orchestrates one event: its preconditions (checker/validation.h), the shadow
+// `vlag check` on one runqueue's history, layer by layer (SPEC.md §6, spec/TRACE.md §4); the
+// trace's checker (checker/checker.h) runs one per runqueue. This class orchestrates one event:
+// its preconditions (checker/validation.h), the shadow
 // reference that executes the same operations in the trace's arithmetic (checker/shadow.h), the
 // view it rebuilds (checker/view_update.h), then the layers that judge it:
 //   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
@@ -29,19 +30,22 @@
 
 namespace vlag::checker {
 
-class Checker {
+class RunqueueChecker {
  public:
-  Checker(const trace::Header& header, std::string file, Report& report);
-  Checker(const Checker&) = delete;  // the layers hold references to its members
-  Checker& operator=(const Checker&) = delete;
+  /// Checks runqueue `rq` of the trace into `report`.
+  RunqueueChecker(const trace::Header& header, std::string file, RunqueueId rq, Report& report);
+  RunqueueChecker(const RunqueueChecker&) = delete;  // the layers hold references to its members
+  RunqueueChecker& operator=(const RunqueueChecker&) = delete;
 
-  /// Checks one event and applies it. Throws trace::InputError for a trace fault (the event is
-  /// then not applied; the caller may skip it under --keep-going).
-  void consume(const trace::Event& e, int64_t line);
+  /// Checks one event of this runqueue and applies it; `index` is its 0-based position among
+  /// the trace's events. Throws trace::InputError for a trace fault (the event is then not
+  /// applied; the caller may skip it under --keep-going).
+  void consume(const trace::Event& e, int64_t line, int64_t index);
   void finish();
 
   /// The state at this point as `entity` lines: the start of a replayable window.
-  std::vector<trace::Event> snapshot() const { return view_.snapshot(now_); }
+  std::vector<trace::Event> snapshot() const { return view_.snapshot(now_, rq_); }
+  /// The events of this runqueue applied so far.
   int64_t events() const { return index_; }
 
  private:
@@ -53,6 +57,7 @@ class Checker {
                    int64_t W_before);
 
   Params params_;
+  RunqueueId rq_;
   bool window_;
   std::string file_;
   Report& report_;

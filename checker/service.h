@@ -20,7 +20,8 @@ class ServiceLayer {
  public:
   ServiceLayer(const Params& params, Report& report, std::string file);
 
-  void on_new(EntityId id, int64_t weight, int64_t slice);
+  /// `task_entity`: the entity is its task's own (messages say "task N", else "entity N").
+  void on_new(EntityId id, int64_t weight, int64_t slice, bool task_entity = true);
   void on_exit(EntityId id) { tasks_.erase(id); }
   /// steady: the task joins at zero lag (SPEC.md §6 "steady system"); unknown counts as not.
   void on_wakeup(EntityId id, int64_t now, bool steady, int64_t line);
@@ -42,7 +43,9 @@ class ServiceLayer {
     int64_t woke_at = -1;  // the wakeup whose first run is pending
     int64_t woke_W = 0;    // runnable weight right after that wakeup
     bool woke_steady = false;
+    bool task_entity = true;
   };
+  static std::string who(EntityId id, const Task& t);
 
   Exact lag(const Task& t) const;  // ns
   void check_lag(EntityId id, const Task& t, bool upper, int64_t line);

@@ -9,9 +9,10 @@ namespace vlag::checker {
 namespace {
 
 std::variant<reference::Runqueue, reference::LinuxRunqueue> make_runqueue(const Params& params,
-                                                                          Arith arith) {
-  if (arith == Arith::Linux64) return reference::LinuxRunqueue(params);
-  return reference::Runqueue(params);
+                                                                          Arith arith,
+                                                                          RunqueueId rq) {
+  if (arith == Arith::Linux64) return reference::LinuxRunqueue(params, rq);
+  return reference::Runqueue(params, rq);
 }
 
 // A lag the trace gives, in the runqueue's arithmetic.
@@ -24,7 +25,8 @@ LinuxTime as_num(const Exact& x, const reference::LinuxRunqueue&) {
 
 }  // namespace
 
-Shadow::Shadow(const Params& params, Arith arith) : rq_(make_runqueue(params, arith)) {}
+Shadow::Shadow(const Params& params, Arith arith, RunqueueId rq)
+    : rq_(make_runqueue(params, arith, rq)) {}
 
 void Shadow::apply(const Op& op) {
   std::visit([&](auto& rq) { rq.apply(op); }, rq_);

@@ -28,8 +28,9 @@ struct ShadowEntity {
 
 class Shadow {
  public:
-  /// Throws vlag::Error when the arithmetic cannot run the preset (Linux: Linux presets only).
-  Shadow(const Params& params, Arith arith);
+  /// The shadow of runqueue `rq`. Throws vlag::Error when the arithmetic cannot run the preset
+  /// (Linux: Linux presets only).
+  Shadow(const Params& params, Arith arith, RunqueueId rq);
 
   /// One operation; throws vlag::Error (state unchanged) when the spec rejects it.
   void apply(const Op& op);

@@ -68,6 +68,8 @@ Witness saved_lag_witness(const ViewEntity& v, int64_t tick_ns, bool delay_zero,
 /// INV-S64-MARGIN for one entity: its key beyond s64, or key times w (or W) overflowing.
 Witness s64_product_witness(const mpz_class& key, bool key_fits, int64_t factor);
 Witness s64_sum_witness(const mpz_class& sum);
+/// INV-KERNEL-SUMS: the tree's entities and curr, the sums and V the event reports.
+Witness kernel_sums_witness(const View& view, const trace::Event& e);
 
 }  // namespace vlag::checker
 

@@ -43,8 +43,9 @@ class CpuRunqueue {
   /// Sets a task's latency_nice on a runqueue that keeps one (cfs-latency-nice); throws
   /// vlag::Error on one that does not (EEVDF turns latency_nice into a slice at creation).
   virtual void set_latency_nice(EntityId id, int latency_nice) = 0;
-  /// Writes every operation from now on to out as a trace (spec/TRACE.md) under header h.
-  virtual void trace_to(std::ostream& out, const trace::Header& h) = 0;
+  /// Writes every operation from now on to out as a trace (spec/TRACE.md) under header h, the
+  /// tasks named by `names` on their `new` and `attach` lines.
+  virtual void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) = 0;
   /// Hands every operation from now on to sink as its trace event, numbered as CPU `cpu`.
   virtual void report_to(trace::EventSink& sink, int cpu) = 0;
 };
@@ -98,8 +99,8 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
     else
       throw Error("this runqueue keeps no latency_nice (task " + std::to_string(id) + ")");
   }
-  void trace_to(std::ostream& out, const trace::Header& h) override {
-    tracer_ = std::make_unique<trace::TraceObserver<Num>>(out, h);
+  void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) override {
+    tracer_ = std::make_unique<trace::TraceObserver<Num>>(out, h, std::move(names));
     add_observer(tracer_.get());
   }
   void report_to(trace::EventSink& sink, int cpu) override {

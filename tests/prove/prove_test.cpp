@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "checker/runqueue_checker.h"
+#include "checker/checker.h"
 #include "checker/run.h"
 #include "prove/replay.h"
 #include "tests/support/op_gen.h"

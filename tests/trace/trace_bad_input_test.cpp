@@ -2,8 +2,8 @@
 // and --keep-going counts and skips the faulty lines instead of stopping.
 #include <gtest/gtest.h>
 
-#include "trace/input_error.h"
 #include "tests/support/trace_helpers.h"
+#include "trace/input_error.h"
 
 namespace vlag::trace {
 namespace {
@@ -75,7 +75,8 @@ TEST(BadHeader, IsRejectedWithItsField) {
   const std::pair<std::string, std::string> cases[] = {
       {"", ""},
       {R"({"format":"other","version":1,"preset":"paper-1"})", "format"},
-      {R"({"format":"vlag-trace","version":2,"preset":"paper-1"})", "version"},
+      {R"({"format":"vlag-trace","version":3,"preset":"paper-1"})", "version"},
+      {R"({"format":"vlag-trace","version":0,"preset":"paper-1"})", "version"},
       {R"({"format":"vlag-trace","version":1,"preset":"linux-2.4"})", "preset"},
       {R"({"format":"vlag-trace","version":1,"preset":"paper-1","features":["NO_SUCH"]})",
        "features"},
