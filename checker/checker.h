@@ -100,14 +100,20 @@ class RunqueuesChecker {
     if (slots_.count(e.rq))
       fault(line, "rq",
             "runqueue " + std::to_string(e.rq) + " is declared twice, or after its first event");
-    if (e.parent && !slots_.count(*e.parent))
-      fault(line, "parent",
-            "runqueue " + std::to_string(*e.parent) + " is not declared before its child");
+    if (e.parent && !slots_.count(*e.parent)) {
+      if (*e.parent != 0 || !root_known())
+        fault(line, "parent",
+              "runqueue " + std::to_string(*e.parent) + " is not declared before its child");
+      add(0);  // the root runqueue the header implies
+    }
     add(e.rq);
     declarations_.push_back(e);
   }
 
-  // Runqueue 0 needs no declaration where the header says whose it is.
+  // Runqueue 0 needs no declaration where the header says whose it is: a one-CPU trace, or one
+  // CPU's stream.
+  bool root_known() const { return header_.params.ncpus == 1 || header_.cpu.has_value(); }
+
   Slot& runqueue_of(const trace::Event& e, int64_t line) {
     if (last_ && last_rq_ == e.rq) return *last_;
     if (const auto it = slots_.find(e.rq); it != slots_.end()) {
@@ -118,7 +124,7 @@ class RunqueuesChecker {
     if (e.rq != 0)
       fault(line, "rq",
             "runqueue " + std::to_string(e.rq) + " has no \"runqueue\" line before its events");
-    if (header_.params.ncpus != 1 && !header_.cpu)
+    if (!root_known())
       fault(line, "rq",
             "runqueue 0 has no \"runqueue\" line, and with " +
                 std::to_string(header_.params.ncpus) +
