@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "spec/features.h"
 #include "spec/weights.h"
 
 namespace vlag::kernel {
@@ -20,7 +21,7 @@ KernelImporter::KernelImporter(trace::Writer& out, const KernelImportOptions& op
     : out_(out), options_(options) {
   trace::Header h;
   h.producer = "linux sched tracepoints, cpu " + std::to_string(options.cpu) + " of " + source;
-  h.params = make_params(preset_by_name("linux-6.18"), options.hz, 1);
+  h.params = make_params(preset_by_name(kNewestLinuxPreset), options.hz, 1);
   out_.header(h);
 }
 

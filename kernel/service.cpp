@@ -49,7 +49,7 @@ class KernelServiceLayer::Impl {
   Impl(std::string file, const KernelCheckOptions& o) {
     r_.file = std::move(file);
     r_.options = o;
-    r_.tick_ns = make_params(preset_by_name("linux-6.18"), o.hz).tick_ns();
+    r_.tick_ns = make_params(preset_by_name(kNewestLinuxPreset), o.hz).tick_ns();
   }
 
   void on_event(const KernelEvent& e) {
@@ -96,7 +96,7 @@ class KernelServiceLayer::Impl {
     r_.ncpus = static_cast<int>(cpus_.size());
     r_.slice_ns = r_.options.base_slice_ns != 0
                       ? r_.options.base_slice_ns
-                      : make_params(preset_by_name("linux-6.18"), r_.options.hz,
+                      : make_params(preset_by_name(kNewestLinuxPreset), r_.options.hz,
                                     std::clamp(r_.ncpus, 1, 8))  // the factor stops at 8
                             .base_slice_ns();
     for (auto& [pid, t] : r_.tasks)

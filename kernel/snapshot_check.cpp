@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "spec/properties.h"
 #include "spec/weights.h"
 
 namespace vlag::kernel {
@@ -128,7 +129,7 @@ class Checker {
     if (sum % load != 0 && sum < 0) --floor_div;
     const __int128 expect = v0 + floor_div;
     const auto line = rq.fields.at("avg_vruntime").line;
-    add("SNAP-AVG-VRUNTIME", expect == avg, line, where(rq, nullptr),
+    add(ids::kSnapAvgVruntime, expect == avg, line, where(rq, nullptr),
         "avg_vruntime " + ns(avg) + " but the weighted average of the " + std::to_string(q.size()) +
             " queued entities is " + ns(expect) + " (off by " + ns(avg - expect) +
             "; the running task may have advanced between the lines)");
@@ -142,10 +143,10 @@ class Checker {
     const std::string msg = std::string("flag ") + (*e.row->eligible ? "E" : "N") + " but v " +
                             ns(e.vruntime) + (expect ? " <= " : " > ") + "avg_vruntime " + ns(avg);
     if (e.row->current)  // its vruntime is read later than avg_vruntime, and moves while it runs
-      add("SNAP-ELIGIBLE", held, e.row->line, where(rq, e.row),
+      add(ids::kSnapEligible, held, e.row->line, where(rq, e.row),
           msg + " (running task: its vruntime is updated lazily, at ticks and events)", false);
     else
-      add("SNAP-ELIGIBLE", held, e.row->line, where(rq, e.row), msg);
+      add(ids::kSnapEligible, held, e.row->line, where(rq, e.row), msg);
   }
 
   // SNAP-DEADLINE: 0 < d − v ≤ vslice = slice·1024/w (+1 ns for the fixed-point rounding).
@@ -154,7 +155,7 @@ class Checker {
     const int64_t rest = *e.deadline - e.vruntime;
     const int64_t vslice = (*e.row->slice_ns * kNice0Weight + e.weight - 1) / e.weight + 1;
     const bool low_ok = rest > 0 || e.row->current;  // curr may overrun until update_curr
-    add("SNAP-DEADLINE", low_ok && rest <= vslice, e.row->line, where(rq, e.row),
+    add(ids::kSnapDeadline, low_ok && rest <= vslice, e.row->line, where(rq, e.row),
         "deadline - vruntime = " + ns(rest) + ", virtual slice " + ns(vslice));
   }
 
@@ -170,7 +171,7 @@ class Checker {
       least = least ? std::min(*least, *e.deadline) : *e.deadline;
     }
     if (!least) return;  // empty tree
-    add("SNAP-LEFT-DEADLINE", *least == *left, rq.fields.at("left_deadline").line,
+    add(ids::kSnapLeftDeadline, *least == *left, rq.fields.at("left_deadline").line,
         where(rq, nullptr),
         "left_deadline " + ns(*left) + " but the least queued deadline is " + ns(*least));
   }

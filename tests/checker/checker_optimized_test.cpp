@@ -8,6 +8,7 @@
 
 #include "optimized/runqueue.h"
 #include "tests/support/op_gen.h"
+#include "tests/support/preset_properties.h"
 #include "tests/support/trace_helpers.h"
 #include "trace/reader.h"
 
@@ -39,16 +40,10 @@ void optimized_traces_hold(const std::string& preset) {
   RC_CLASSIFY(place != r.stats.end() && place->second.checked > 0, "wakeups placed");
 }
 
-// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
-RC_GTEST_PROP(CheckerOnOptimized, LinuxTracesHoldEveryInvariant_6_18, ()) {
-  optimized_traces_hold("linux-6.18");
-}
-RC_GTEST_PROP(CheckerOnOptimized, LinuxTracesHoldEveryInvariant_6_12, ()) {
-  optimized_traces_hold("linux-6.12");
-}
-RC_GTEST_PROP(CheckerOnOptimized, LinuxTracesHoldEveryInvariant_6_6, ()) {
-  optimized_traces_hold("linux-6.6");
-}
+// One property per Linux preset of the table (tests/support/preset_properties.h).
+[[maybe_unused]] const bool kRegistered =
+    testing::register_preset_properties("CheckerOnOptimized", "LinuxTracesHoldEveryInvariant",
+                                        PresetFamily::Linux, optimized_traces_hold);
 
 TEST(CheckerOnOptimized, ExactTracesKeepTheDefaultArithmetic) {
   const Params params = make_params(preset_by_name("linux-6.18"));

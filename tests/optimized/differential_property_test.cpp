@@ -6,6 +6,7 @@
 
 #include "optimized/differential.h"
 #include "tests/support/op_gen.h"
+#include "tests/support/preset_properties.h"
 
 namespace vlag::optimized {
 namespace {
@@ -75,23 +76,14 @@ void migration_matches_linux_reference(const std::string& preset) {
   RC_CLASSIFY(moved >= 3, "3+ migrations");
 }
 
-RC_GTEST_PROP(DifferentialProperties, MigrationMatchesLinuxReferenceBitForBit_6_18, ()) {
-  migration_matches_linux_reference("linux-6.18");
-}
-RC_GTEST_PROP(DifferentialProperties, MigrationMatchesLinuxReferenceBitForBit_6_6, ()) {
-  migration_matches_linux_reference("linux-6.6");
-}
-
-// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
-RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_18, ()) {
-  optimized_matches_linux_reference("linux-6.18");
-}
-RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_12, ()) {
-  optimized_matches_linux_reference("linux-6.12");
-}
-RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_6, ()) {
-  optimized_matches_linux_reference("linux-6.6");
-}
+// One property per Linux preset of the table (tests/support/preset_properties.h).
+[[maybe_unused]] const bool kRegistered =
+    testing::register_preset_properties("DifferentialProperties",
+                                        "MigrationMatchesLinuxReferenceBitForBit",
+                                        PresetFamily::Linux, migration_matches_linux_reference) &&
+    testing::register_preset_properties("DifferentialProperties",
+                                        "OptimizedMatchesLinuxReferenceBitForBit",
+                                        PresetFamily::Linux, optimized_matches_linux_reference);
 
 }  // namespace
 }  // namespace vlag::optimized

@@ -10,6 +10,7 @@
 #include "reference/runqueue.h"
 #include "spec/error.h"
 #include "tests/support/op_gen.h"
+#include "tests/support/preset_properties.h"
 
 namespace vlag::reference {
 namespace {
@@ -128,16 +129,10 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
   RC_CLASSIFY(lin.nr_queued() >= 4, "4+ queued at the end");
 }
 
-// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
-RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_18, ()) {
-  one_operation_stays_within_the_rounding_bounds("linux-6.18");
-}
-RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_12, ()) {
-  one_operation_stays_within_the_rounding_bounds("linux-6.12");
-}
-RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_6, ()) {
-  one_operation_stays_within_the_rounding_bounds("linux-6.6");
-}
+// One property per Linux preset of the table (tests/support/preset_properties.h).
+[[maybe_unused]] const bool kRegistered = testing::register_preset_properties(
+    "RoundingBoundProperties", "OneOperationStaysWithinTheRoundingBounds", PresetFamily::Linux,
+    one_operation_stays_within_the_rounding_bounds);
 
 }  // namespace
 }  // namespace vlag::reference
