@@ -199,7 +199,7 @@ void cpu_share(const RunResults& res, size_t row, const PlotOptions& options, Wr
   };
 
   std::string data = "task";
-  for (const RunRecord* r : firsts) data += " " + gp_quote(spec.variants[r->variant].label);
+  for (const RunRecord* r : firsts) data += ' ' + gp_quote(spec.variants[r->variant].label);
   data += "\n";
   std::vector<double> drawn;
   for (const size_t t : pick.named) {
