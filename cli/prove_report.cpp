@@ -25,7 +25,10 @@ const char* verdict_name(prove::Verdict v) {
 
 std::string list(const std::vector<int64_t>& xs) {
   std::string s;
-  for (int64_t x : xs) s += (s.empty() ? "" : ",") + std::to_string(x);
+  for (int64_t x : xs) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(x);
+  }
   return s;
 }
 

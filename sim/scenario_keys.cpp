@@ -353,7 +353,7 @@ KeyValue parse_key_value(const ScenarioKey& key, std::string_view text) {
       uint64_t x = 0;
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
       if (ec != std::errc{} || end != text.data() + text.size())
-        throw Error("not an unsigned integer");
+        throw Error("not an integer in 0..18446744073709551615");
       return x;
     }
     case KeyType::Switch:
