@@ -123,7 +123,7 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
   in.tick_ns = ctx_->tick_ns;
   const Range B = starvation_bound(in);
   const double threshold = static_cast<double>(ctx_->user_threshold_ns);
-  if (w.start_known && o_lo_valid && !end_lo && ctx_->on_wait)
+  if (w.start_known && o_lo_valid && !end_lo && !finishing_ && ctx_->on_wait)
     ctx_->on_wait(id, {w.from, t, true, w.woken});
   const auto describe = [&] {
     const std::string waited =
@@ -433,12 +433,12 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
                               std::max(0.0, e.weight.hi - m.info.weight.lo)};
       o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(e.slice.hi, ctx_->tick_ns));
     }
-  if (m.fluid) {  // the phase at the old weight ends; its lag is carried into the next
+  if (m.fluid) {  // the phase at the old weight ends; its lag goes on into the next
     fluid_extremes(m);
-    const double ideal = fluid_ideal(m);
-    if (ctx_->on_fluid) ctx_->on_fluid(e.id, {ideal, m.received, m.min_lag, m.max_lag});
-    m.carry += ideal - m.received;
-    m.adjust = m.received = 0;
+    const double lag = fluid_ideal(m) - m.received;
+    if (ctx_->on_fluid) ctx_->on_fluid(e.id, {m.received, m.received, m.min_lag, m.max_lag});
+    m.adjust = lag;
+    m.received = 0;
     w_fluid_ -= m.w_fluid;
     m.fluid = false;
   }
@@ -465,6 +465,7 @@ void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
 }
 
 void CfsRqTrack::finish(int64_t t, int line) {
+  finishing_ = true;  // the waits still open are judged as they stand, not counted as delays
   for (auto& [id, m] : members_)
     if (m.wait) judge_wait(id, m, t, line, true, {}, {});
   for (auto it = windows_.begin(); it != windows_.end(); it = windows_.erase(it))
@@ -478,7 +479,7 @@ void CfsRqTrack::finish(int64_t t, int line) {
 }
 
 void CfsRqTrack::fluid_join(Member& m) {
-  m.adjust = m.carry = 0;
+  m.adjust = 0;
   m.received = 0;
   m.min_lag = m.max_lag = 0;
   m.v0 = v_;
@@ -495,24 +496,25 @@ void CfsRqTrack::fluid_join_keep(Member& m) {
 
 void CfsRqTrack::fluid_extremes(Member& m) {
   if (!m.fluid) return;
-  const double lag = fluid_ideal(m) - m.received + m.carry;
+  const double lag = fluid_ideal(m) - m.received;
   m.min_lag = std::min(m.min_lag, lag);
   m.max_lag = std::max(m.max_lag, lag);
 }
 
 // Leaving, an entity's lag (owed minus received) goes to those that stay, in proportion to
-// their weights — the fluid ideal renormalised, as V is when an entity leaves (TR eq. 18).
+// their weights — the fluid ideal renormalised, as V is when an entity leaves (TR eq. 18) — so
+// what it was owed while it stayed is settled at what it received, and the ideals of a cfs_rq
+// add up to the service it got.
 void CfsRqTrack::fluid_leave(int64_t id, Member& m) {
   if (!m.fluid) return;
   fluid_extremes(m);
-  const double ideal = fluid_ideal(m);
-  const double lag = ideal - m.received + m.carry;
+  const double lag = fluid_ideal(m) - m.received;
   w_fluid_ -= m.w_fluid;
   m.fluid = false;
   if (w_fluid_ > 1e-9)
     for (auto& [oid, o] : members_)
       if (oid != id && o.fluid) o.adjust += lag * o.w_fluid / w_fluid_;
-  if (ctx_->on_fluid) ctx_->on_fluid(id, {ideal, m.received, m.min_lag, m.max_lag});
+  if (ctx_->on_fluid) ctx_->on_fluid(id, {m.received, m.received, m.min_lag, m.max_lag});
 }
 
 }  // namespace vlag::kernel

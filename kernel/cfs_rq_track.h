@@ -128,7 +128,6 @@ class CfsRqTrack {
     // fluid figures
     bool fluid = false;
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
-    double carry = 0;  // lag brought from an earlier weight phase
   };
   struct Window {
     Range a0, b0;  // σ of each when the window was (re)based
@@ -171,6 +170,7 @@ class CfsRqTrack {
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag
+  bool finishing_ = false;      // finish(): open waits are judged, not counted as delays
   double v_ = 0, w_fluid_ = 0;  // the fluid clock and weight (SPEC.md §6.2)
 };
 

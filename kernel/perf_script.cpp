@@ -121,7 +121,9 @@ const std::array<EventKeys, 8>& event_table() {
        KernelEventKind::Migrate,
        {"comm", "pid", "prio", "orig_cpu", "dest_cpu"}},
       {"sched_process_exit", KernelEventKind::Exit, {"comm", "pid", "prio", "group_dead"}},
-      {"sched_process_fork", KernelEventKind::Fork, {"comm", "pid", "child_comm", "child_pid"}},
+      {"sched_process_fork",
+       KernelEventKind::Fork,
+       {"comm", "pid", "parent_comm", "parent_pid", "child_comm", "child_pid"}},
       {"sched_stat_runtime", KernelEventKind::StatRuntime, {"comm", "pid", "runtime", "vruntime"}},
   }};
   return t;
@@ -171,9 +173,9 @@ size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Fiel
 
 void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::string& file,
           int line) {
-  if (key == "comm" || key == "next_comm")
+  if (key == "comm" || key == "next_comm" || key == "parent_comm")
     e.comm = v;
-  else if (key == "pid" || key == "next_pid")
+  else if (key == "pid" || key == "next_pid" || key == "parent_pid")
     e.pid = pid_value(v, file, line, key);
   else if (key == "prio" || key == "next_prio")
     e.prio = prio_value(v, file, line, key);
@@ -277,12 +279,12 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   const std::string_view last = sp == std::string_view::npos ? head : head.substr(sp + 1);
   if (last == "-1" || (last.size() > 3 && last.substr(last.size() - 3) == "/-1")) {
     // perf's header for a thread that had exited by the time perf resolved it: none known
-  } else if (const size_t slash = last.find('/'); slash != std::string_view::npos) {
-    if (!all_digits(last.substr(0, slash)))
-      bad_field(file, line, "pid", "'" + std::string(last) + "' is not pid/tid");
+  } else if (const size_t slash = last.find('/');
+             slash != std::string_view::npos && all_digits(last.substr(0, slash)) &&
+             all_digits(last.substr(slash + 1))) {  // perf's pid/tid
     pid_value(last.substr(0, slash), file, line, "pid");
     e.current_pid = pid_value(last.substr(slash + 1), file, line, "tid");
-  } else if (!all_digits(last)) {
+  } else if (!all_digits(last)) {  // trace-cmd's comm-pid
     const size_t dash = last.rfind('-');
     if (dash != std::string_view::npos && all_digits(last.substr(dash + 1)))
       e.current_pid = pid_value(last.substr(dash + 1), file, line, "pid");
@@ -337,7 +339,8 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   for (size_t i = 0; i < n; ++i) {
     if (fields[i].value.empty()) bad_field(file, line, fields[i].key, "empty");
     fill(e, fields[i].key, fields[i].value, file, line);
-    has_pid = has_pid || fields[i].key == (is_switch ? "next_pid" : "pid");
+    has_pid = has_pid || fields[i].key == (is_switch ? "next_pid" : "pid") ||
+              fields[i].key == "parent_pid";
     has_prev = has_prev || fields[i].key == "prev_pid";
     has_state = has_state || fields[i].key == "prev_state";
   }

@@ -41,6 +41,7 @@ struct TaskState {
   bool seen = false;      // an event named it (or its fork), so its past is not "mid-life"
   int64_t last_seen = 0;  // its last event
   PrevState last_leave = PrevState::Runnable;
+  int64_t migrated_at = -1;  // joined by a migration of a task not known to sleep, then
   int prio = 120;
   std::string path;  // its group; "/?PID" when no snapshot or map gave one
   bool group_known = false;
@@ -70,6 +71,10 @@ struct Timeline {
   int64_t stat_pending = 0;   // of the running task, not yet accounted
   int64_t revealed_stat = 0;  // of the revealed task, during an unrecorded window
 };
+
+// A wakeup this soon after the migration of the same task is its end (try_to_wake_up moves the
+// task, then enqueues it and records the wakeup).
+constexpr int64_t kSameArrivalNs = 1'000'000;
 
 }  // namespace
 
@@ -625,7 +630,11 @@ class KernelServiceLayer::Impl {
     TaskState* n = e.pid == 0 ? nullptr : task(e.pid, e.comm, e.prio, t, e.line);
     const Chain out = p ? chain_on(e.prev_pid, c) : Chain();
     const Chain in_prospect = n ? chain(e.pid, *n, c) : Chain();
-    stop_chain(c, out, in_prospect, t);
+    const bool prev_stays =
+        e.prev_leave == PrevState::Runnable || e.prev_leave == PrevState::Preempted;
+    // A task that blocks leaves instead of waiting; its groups stop if the next is not theirs.
+    stop_chain(c, prev_stays || out.empty() ? out : Chain(out.begin() + 1, out.end()), in_prospect,
+               t);
     if (p) {
       p->cpu = c;
       switch (e.prev_leave) {
@@ -681,8 +690,13 @@ class KernelServiceLayer::Impl {
     const int64_t t = e.time_ns;
     if (s->where == Where::Running) return;  // woken before it reached schedule()
     if (s->where == Where::Runnable) {
-      // A task preempted on its way to sleep ("R+") is still queued, and is woken there.
+      // A task preempted on its way to sleep ("R+") is still queued, and is woken there; the
+      // wakeup that follows the migration of a waking task is that same arrival.
       if (s->last_leave == PrevState::Preempted && s->cpu == x) return;
+      if (s->migrated_at >= 0 && t - s->migrated_at <= kSameArrivalNs && s->cpu == x) {
+        s->migrated_at = -1;
+        return;
+      }
       // Otherwise it ran and slept somewhere the trace does not show: its wait here ended at
       // an unknown moment.
       remove(*s, e.pid, t, e.line, true, Reason::LeftUnseen);
@@ -704,8 +718,17 @@ class KernelServiceLayer::Impl {
       const bool here = e.orig_cpu && *e.orig_cpu == s->cpu;
       remove(*s, e.pid, t, e.line, !here, Reason::LeftUnseen);
       add(*s, e.pid, *e.dest_cpu, t, JoinKind::Migrated, false);
-    } else if (s->where == Where::Asleep && s->cpu >= 0 && judged(s->cpu)) {
-      level(s->cpu, s->path).forget_sleeper(e.pid);  // it moves with its wakeup, which follows
+    } else if (s->where == Where::Asleep) {
+      // A sleeping task moves with its wakeup, which follows, or with its affinity; it stays
+      // asleep.
+      if (s->cpu >= 0 && judged(s->cpu)) level(s->cpu, s->path).forget_sleeper(e.pid);
+      s->cpu = *e.dest_cpu;
+    } else if (s->where == Where::Unknown) {
+      // Nothing says it sleeps: it is queued where it goes (a balance), unless the wakeup that
+      // follows shows it was waking.
+      s->where = Where::Runnable;
+      add(*s, e.pid, *e.dest_cpu, t, JoinKind::Migrated, false);
+      s->migrated_at = t;
     }
     s->last_seen = t;
     s->seen = true;
