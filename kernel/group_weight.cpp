@@ -19,7 +19,9 @@ std::optional<Range> shares_from_snapshot(const CfsRqSnapshot& rq, const std::st
   const auto se_w = rq.integer("se->load.weight", file);
   const auto load = rq.integer("load", file);
   const auto load_avg = rq.integer("load_avg", file);
-  if (!se_w || !load || *se_w <= 0) return std::nullopt;
+  // With nothing queued here the group entity is off the runqueue and its weight is as it was
+  // last updated, against loads that have moved since: it says nothing of tg->shares.
+  if (!se_w || !load || *se_w <= 0 || *load == 0) return std::nullopt;
   const double here =
       std::max(static_cast<double>(*load) / 1024.0, static_cast<double>(load_avg.value_or(0)));
   if (here <= 0) return std::nullopt;
@@ -28,11 +30,19 @@ std::optional<Range> shares_from_snapshot(const CfsRqSnapshot& rq, const std::st
   // se = shares·load/(load + other) when it was last updated, which may be a tick before the
   // print and with the other CPUs' contributions of then (published in steps of 1/64).
   Range shares{se, se * (here + other) / here * (1 + 1.0 / 64) + 1};
-  if (is_autogroup(rq.path)) {
+  if (is_autogroup(rq.path)) {  // one of the nice levels' weights in the range
+    std::optional<Range> levels;
     for (const int64_t w : kPrioToWeight) {
       const double d = static_cast<double>(w);
-      if (d >= shares.lo - 0.5 && d <= shares.hi) return Range::exact(d);
+      if (d >= shares.lo - 0.5 && d <= shares.hi)
+        levels = levels ? levels->hull(Range::exact(d)) : Range::exact(d);
     }
+    if (levels) return levels;
+    // None fits: the other CPUs' load has moved since the entity's weight was set, so the
+    // range's top is not one; only its floor (the entity never weighs more than the shares) is.
+    for (auto w = kPrioToWeight.rbegin(); w != kPrioToWeight.rend(); ++w)
+      if (static_cast<double>(*w) >= shares.lo - 0.5)
+        return Range{static_cast<double>(*w), static_cast<double>(kMaxWeight)};
   }
   if (other == 0 && *se_w % 1024 == 0) return Range::exact(se);
   shares.hi = std::min(shares.hi, static_cast<double>(kMaxWeight));
