@@ -436,8 +436,10 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
   if (m.fluid) {  // the phase at the old weight ends; its lag goes on into the next
     fluid_extremes(m);
     const double lag = fluid_ideal(m) - m.received;
-    if (ctx_->on_fluid) ctx_->on_fluid(e.id, {m.received, m.received, m.min_lag, m.max_lag});
+    if (ctx_->on_fluid)
+      ctx_->on_fluid(e.id, {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag});
     m.adjust = lag;
+    m.carried = lag;  // owed in the phase that ended, not in the next one
     m.received = 0;
     w_fluid_ -= m.w_fluid;
     m.fluid = false;
@@ -474,12 +476,12 @@ void CfsRqTrack::finish(int64_t t, int line) {
   for (auto& [id, m] : members_) {
     fluid_extremes(m);
     if (m.fluid && ctx_->on_fluid)
-      ctx_->on_fluid(id, {fluid_ideal(m), m.received, m.min_lag, m.max_lag});
+      ctx_->on_fluid(id, {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag});
   }
 }
 
 void CfsRqTrack::fluid_join(Member& m) {
-  m.adjust = 0;
+  m.adjust = m.carried = 0;
   m.received = 0;
   m.min_lag = m.max_lag = 0;
   m.v0 = v_;
@@ -514,7 +516,8 @@ void CfsRqTrack::fluid_leave(int64_t id, Member& m) {
   if (w_fluid_ > 1e-9)
     for (auto& [oid, o] : members_)
       if (oid != id && o.fluid) o.adjust += lag * o.w_fluid / w_fluid_;
-  if (ctx_->on_fluid) ctx_->on_fluid(id, {m.received, m.received, m.min_lag, m.max_lag});
+  if (ctx_->on_fluid)
+    ctx_->on_fluid(id, {m.received - m.carried, m.received, m.min_lag, m.max_lag});
 }
 
 }  // namespace vlag::kernel

@@ -128,6 +128,7 @@ class CfsRqTrack {
     // fluid figures
     bool fluid = false;
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
+    double carried = 0;  // the lag a weight change carried into this phase (in adjust)
   };
   struct Window {
     Range a0, b0;  // σ of each when the window was (re)based

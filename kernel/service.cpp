@@ -458,11 +458,13 @@ class KernelServiceLayer::Impl {
     TaskService& ts = r_.tasks[pid];
     ts.prio = prio;
     ts.weight = nice_to_weight(prio - 120);
+    if (s.on_level) {  // the old phase's fluid figures go to it, before the new one opens
+      const bool running = s.where == Where::Running;
+      level(s.cpu, s.path).change(task_info(pid, s), t, line, running);
+    }
+    ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
     ts.phases.push_back({prio, ts.weight, t, t});
-    if (!s.on_level) return;
-    const bool running = s.where == Where::Running;
-    level(s.cpu, s.path).change(task_info(pid, s), t, line, running);
-    refresh_groups(s.path, t);
+    if (s.on_level) refresh_groups(s.path, t);
   }
 
   // A missing switch-out is the tracer's habit, not a fault, when it is out of the idle task or

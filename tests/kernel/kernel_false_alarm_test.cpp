@@ -249,6 +249,13 @@ TEST(KernelFalseAlarm, ReniceShowsEachWeightPhase) {
   EXPECT_EQ(phases[1].weight, nice_to_weight(5));
   EXPECT_GT(phases[0].runtime_ns, 200'000'000);
   EXPECT_GT(phases[1].runtime_ns, 0);
+  // Each phase has its own span and fluid figures: the half of 0.5 s that A was owed at nice 0
+  // is in the first, not carried into the second.
+  EXPECT_EQ(phases[0].to_ns, phases[1].from_ns);
+  EXPECT_GT(phases[0].to_ns - phases[0].from_ns, 490'000'000);
+  EXPECT_NEAR(phases[0].ideal_ns, 250e6, 8e6);
+  EXPECT_NEAR(phases[0].fluid_received_ns, static_cast<double>(phases[0].runtime_ns), 8e6);
+  EXPECT_LT(phases[1].ideal_ns, 10e6);
 }
 
 // Trace problems are all counted; the first 200 are kept.
