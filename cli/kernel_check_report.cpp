@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "cli/json_out.h"
@@ -31,6 +32,7 @@ struct ShareRow {
   bool is_group = false;
   int64_t pid = 0;
   double runtime = 0, ideal = 0, received = 0;
+  bool exact = true;  // the fluid figures rest on known weights only
 };
 
 struct GroupTable {
@@ -45,13 +47,14 @@ std::map<std::string, GroupTable> share_tables(const KernelReport& r) {
     if (t.runtime_ns <= 0) continue;
     const std::string g = t.group_known ? t.group : "?";
     tables[g].rows.push_back({t.comm + ":" + std::to_string(pid), false, pid,
-                              static_cast<double>(t.runtime_ns), t.ideal_ns, t.fluid_received_ns});
+                              static_cast<double>(t.runtime_ns), t.ideal_ns, t.fluid_received_ns,
+                              t.ideal_exact});
   }
   for (const auto& [path, g] : r.groups) {
     if (g.runtime_ns <= 0) continue;
     tables[parent_of(path)].rows.push_back({"group " + path, true, 0,
                                             static_cast<double>(g.runtime_ns), g.ideal_ns,
-                                            g.fluid_received_ns});
+                                            g.fluid_received_ns, g.ideal_exact});
   }
   for (auto& [path, t] : tables)
     for (const auto& row : t.rows) {
@@ -61,19 +64,35 @@ std::map<std::string, GroupTable> share_tables(const KernelReport& r) {
   return tables;
 }
 
-std::string verdict_cell(const KernelReport& r, const std::string& id, const std::string& subject) {
+// The verdict of `id` on a task ("comm:pid"), or on a group: the join of its entities' verdicts
+// on every CPU ("group PATH on cpuN"); nullopt when the check never saw it.
+std::optional<Verdict> verdict_on(const KernelReport& r, const std::string& id,
+                                  const std::string& subject, bool is_group) {
   const auto it = r.verdict_of.find(id);
-  if (it == r.verdict_of.end()) return "-";
-  const auto v = it->second.find(subject);
-  if (v == it->second.end()) return "-";
-  return v->second == Verdict::NotApplicable ? "n/a" : std::string(verdict_name(v->second));
+  if (it == r.verdict_of.end()) return std::nullopt;
+  if (!is_group) {
+    const auto v = it->second.find(subject);
+    return v == it->second.end() ? std::nullopt : std::optional(v->second);
+  }
+  const std::string prefix = subject + " on cpu";
+  std::optional<Verdict> joined;
+  for (auto v = it->second.lower_bound(prefix);
+       v != it->second.end() && v->first.compare(0, prefix.size(), prefix) == 0; ++v)
+    joined = joined ? join(*joined, v->second) : v->second;
+  return joined;
+}
+
+std::string verdict_cell(const KernelReport& r, const std::string& id, const ShareRow& row) {
+  const auto v = verdict_on(r, id, row.name, row.is_group);
+  if (!v) return "-";
+  return *v == Verdict::NotApplicable ? "n/a" : std::string(verdict_name(*v));
 }
 
 void print_shares(const KernelReport& r) {
   fmt::print(
       "\nCPU share of every task that ran, inside its group, and of every group inside its "
       "parent (share: part of the group's run time; ideal: the renormalised fluid share, "
-      "SPEC.md §6.2):\n");
+      "SPEC.md §6.2, '-' where a weight it rests on is unknown):\n");
   for (const auto& [path, table] : share_tables(r)) {
     if (table.runtime <= 0) continue;
     const auto g = r.groups.find(path);
@@ -90,32 +109,33 @@ void print_shares(const KernelReport& r) {
                "max lag", "THM-SHARE", "THM-LAG");
     for (const auto& row : table.rows) {
       const double share = 100 * row.runtime / table.runtime;
-      const bool has_ideal = table.received > 0 && row.received > 0;
+      const bool has_ideal = table.received > 0 && row.received > 0 && row.exact;
       const double ideal = has_ideal ? 100 * row.ideal / table.received : 0;
       std::string weight = "-", slice = "-", min_lag = "-", max_lag = "-";
       if (!row.is_group) {
         const TaskService& t = r.tasks.at(row.pid);
         weight = std::to_string(t.weight);
         slice = range_ms(t.slice_ns);
-        min_lag = ms(t.min_lag_ns);
-        max_lag = ms(t.max_lag_ns);
+        if (t.ideal_exact) {
+          min_lag = ms(t.min_lag_ns);
+          max_lag = ms(t.max_lag_ns);
+        }
       }
       fmt::print("  {:<30} {:>6} {:>13} {:>11} {:>7.2f}% {:>8} {:>8} {:>9} {:>9} {:>12} {:>12}\n",
                  row.name, weight, slice, ms(row.runtime), share,
                  has_ideal ? fmt::format("{:.2f}%", ideal) : "-",
                  has_ideal ? fmt::format("{:+.2f}", share - ideal) : "-", min_lag, max_lag,
-                 row.is_group ? "-" : verdict_cell(r, "THM-SHARE", row.name),
-                 row.is_group ? "-" : verdict_cell(r, "THM-LAG-BOUND-LINUX", row.name));
+                 verdict_cell(r, "THM-SHARE", row), verdict_cell(r, "THM-LAG-BOUND-LINUX", row));
       if (row.is_group) continue;
       const TaskService& t = r.tasks.at(row.pid);
       if (t.phases.size() < 2) continue;
       for (const auto& ph : t.phases)
-        fmt::print(
-            "    phase nice {:>3} (weight {:>5}) {:.6f} .. {:.6f} s: runtime {} ms, "
-            "fluid ideal {} ms of {} ms\n",
-            ph.prio - 120, ph.weight, static_cast<double>(ph.from_ns) / 1e9,
-            static_cast<double>(ph.to_ns) / 1e9, ms(static_cast<double>(ph.runtime_ns)),
-            ms(ph.ideal_ns), ms(ph.fluid_received_ns));
+        fmt::print("    phase nice {:>3} (weight {:>5}) {:.6f} .. {:.6f} s: runtime {} ms, {}\n",
+                   ph.prio - 120, ph.weight, static_cast<double>(ph.from_ns) / 1e9,
+                   static_cast<double>(ph.to_ns) / 1e9, ms(static_cast<double>(ph.runtime_ns)),
+                   ph.ideal_exact ? fmt::format("fluid ideal {} ms of {} ms", ms(ph.ideal_ns),
+                                                ms(ph.fluid_received_ns))
+                                  : std::string("no fluid ideal (a weight of its cfs_rq unknown)"));
     }
   }
 }
@@ -220,16 +240,22 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     const auto t = tables.find(group);
     return t == tables.end() || t->second.runtime <= 0 ? 0.0 : 100 * runtime / t->second.runtime;
   };
+  // A fluid figure, or null where a weight it rests on is unknown.
+  const auto figure = [](JsonObject& o, const std::string& key, bool exact, double value) {
+    if (exact)
+      o.real(key, value);
+    else
+      o.raw(key, "null");
+  };
   const auto ideal_in = [&](const std::string& group, double ideal) {
     const auto t = tables.find(group);
     return t == tables.end() || t->second.received <= 0 ? 0.0 : 100 * ideal / t->second.received;
   };
-  const auto verdicts = [&](const std::string& subject) {
+  const auto verdicts = [&](const std::string& subject, bool is_group) {
     JsonObject v;
-    for (const auto& [id, subjects] : r.verdict_of) {
-      const auto it = subjects.find(subject);
-      if (it != subjects.end()) v.str(id, std::string(verdict_name(it->second)));
-    }
+    for (const auto& [id, subjects] : r.verdict_of)
+      if (const auto it = verdict_on(r, id, subject, is_group))
+        v.str(id, std::string(verdict_name(*it)));
     return v.text();
   };
   JsonArray tasks, groups, checks, findings, problems, unrecorded;
@@ -238,15 +264,17 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     const auto wake = sim::summarize(t.wakeup_delays_ns);
     const std::string group = t.group_known ? t.group : "?";
     JsonArray phases;
-    for (const auto& ph : t.phases)
-      phases.add(JsonObject()
-                     .num("prio", ph.prio)
-                     .num("weight", ph.weight)
-                     .num("from_ns", ph.from_ns)
-                     .num("to_ns", ph.to_ns)
-                     .num("runtime_ns", ph.runtime_ns)
-                     .real("ideal_ns", ph.ideal_ns)
-                     .real("fluid_received_ns", ph.fluid_received_ns));
+    for (const auto& ph : t.phases) {
+      JsonObject p;
+      p.num("prio", ph.prio)
+          .num("weight", ph.weight)
+          .num("from_ns", ph.from_ns)
+          .num("to_ns", ph.to_ns)
+          .num("runtime_ns", ph.runtime_ns);
+      figure(p, "ideal_ns", ph.ideal_exact, ph.ideal_ns);
+      p.real("fluid_received_ns", ph.fluid_received_ns);
+      phases.add(p);
+    }
     JsonObject o;
     o.num("pid", pid).str("comm", t.comm).str("group", group).num("weight", t.weight);
     if (t.slice_ns.is_exact())
@@ -255,33 +283,34 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
       o.raw("slice_ns", "null")
           .raw("slice_range_ns", fmt::format("[{},{}]", t.slice_ns.lo, t.slice_ns.hi));
     o.num("runtime_ns", t.runtime_ns)
-        .real("share_pct", share_in(group, static_cast<double>(t.runtime_ns)))
-        .real("ideal_share_pct", ideal_in(group, t.ideal_ns))
-        .real("ideal_ns", t.ideal_ns)
-        .real("fluid_received_ns", t.fluid_received_ns)
-        .real("min_lag_ns", t.min_lag_ns)
-        .real("max_lag_ns", t.max_lag_ns)
-        .num("switches", t.switches)
+        .real("share_pct", share_in(group, static_cast<double>(t.runtime_ns)));
+    figure(o, "ideal_share_pct", t.ideal_exact, ideal_in(group, t.ideal_ns));
+    figure(o, "ideal_ns", t.ideal_exact, t.ideal_ns);
+    o.real("fluid_received_ns", t.fluid_received_ns);
+    figure(o, "min_lag_ns", t.ideal_exact, t.min_lag_ns);
+    figure(o, "max_lag_ns", t.ideal_exact, t.max_lag_ns);
+    o.num("switches", t.switches)
         .real("delay_avg_ns", lat.avg_ns)
         .num("delay_max_ns", lat.max_ns)
         .num("wakeup_delay_p50_ns", wake.p50_ns)
         .num("wakeup_delay_p99_ns", wake.p99_ns)
         .num("longest_wait_ns", t.longest_wait_ns)
         .raw("phases", phases.text())
-        .raw("verdicts", verdicts(t.comm + ":" + std::to_string(pid)));
+        .raw("verdicts", verdicts(t.comm + ":" + std::to_string(pid), false));
     tasks.add(o);
   }
   for (const auto& [path, g] : r.groups) {
     JsonObject o;
     o.str("path", path).num("runtime_ns", g.runtime_ns);
     o.real("share_pct", share_in(parent_of(path), static_cast<double>(g.runtime_ns)));
-    o.real("ideal_share_pct", ideal_in(parent_of(path), g.ideal_ns));
+    figure(o, "ideal_share_pct", g.ideal_exact, ideal_in(parent_of(path), g.ideal_ns));
     if (g.shares && g.shares->is_exact())
       o.real("shares", g.shares->lo);
     else if (g.shares)
       o.raw("shares", fmt::format("[{},{}]", g.shares->lo, g.shares->hi));
     else
       o.raw("shares", "null");
+    o.raw("verdicts", verdicts("group " + path, true));
     groups.add(o);
   }
   for (const auto& [id, c] : r.checks) checks.add_raw(tally_json(id, c));

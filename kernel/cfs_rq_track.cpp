@@ -211,6 +211,11 @@ void CfsRqTrack::run(int64_t id, int64_t dt) {
   if (m.fluid && w_fluid_ > 0) {
     v_ += d / w_fluid_;
     m.received += d;
+    // V moved by a sum of weights one of which is a guess: no member's ideal is a figure now.
+    if (std::any_of(members_.begin(), members_.end(),
+                    [](const auto& x) { return x.second.fluid && !tight(x.second.info.weight); }))
+      for (auto& [oid, o] : members_)
+        if (o.fluid) o.fluid_exact = false;
   }
   update_extremes(id);
 }
@@ -437,7 +442,8 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
     fluid_extremes(m);
     const double lag = fluid_ideal(m) - m.received;
     if (ctx_->on_fluid)
-      ctx_->on_fluid(e.id, {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag});
+      ctx_->on_fluid(e.id,
+                     {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
     m.adjust = lag;
     m.carried = lag;  // owed in the phase that ended, not in the next one
     m.received = 0;
@@ -476,12 +482,14 @@ void CfsRqTrack::finish(int64_t t, int line) {
   for (auto& [id, m] : members_) {
     fluid_extremes(m);
     if (m.fluid && ctx_->on_fluid)
-      ctx_->on_fluid(id, {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag});
+      ctx_->on_fluid(id,
+                     {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
   }
 }
 
 void CfsRqTrack::fluid_join(Member& m) {
   m.adjust = m.carried = 0;
+  m.fluid_exact = true;
   m.received = 0;
   m.min_lag = m.max_lag = 0;
   m.v0 = v_;
@@ -516,8 +524,11 @@ void CfsRqTrack::fluid_leave(int64_t id, Member& m) {
   if (w_fluid_ > 1e-9)
     for (auto& [oid, o] : members_)
       if (oid != id && o.fluid) o.adjust += lag * o.w_fluid / w_fluid_;
+  if (!m.fluid_exact)  // the lag it leaves to the others is not known either
+    for (auto& [oid, o] : members_)
+      if (o.fluid) o.fluid_exact = false;
   if (ctx_->on_fluid)
-    ctx_->on_fluid(id, {m.received - m.carried, m.received, m.min_lag, m.max_lag});
+    ctx_->on_fluid(id, {m.received - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
 }
 
 }  // namespace vlag::kernel

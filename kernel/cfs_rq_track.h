@@ -39,9 +39,11 @@ enum class JoinKind : uint8_t {
   Appeared,  // found running or picked without a recorded arrival
 };
 
-/// What a level reports about an entity when it leaves or at the end: its fluid figures.
+/// What a level reports about an entity when it leaves or at the end: its fluid figures, and
+/// whether every weight they rest on was known (exact: else the ideal and lags are no figures).
 struct FluidTotals {
   double ideal_ns = 0, received_ns = 0, min_lag_ns = 0, max_lag_ns = 0;
+  bool exact = true;
 };
 
 /// What the level tells its caller about a finished wait (the figures of perf sched latency).
@@ -128,7 +130,8 @@ class CfsRqTrack {
     // fluid figures
     bool fluid = false;
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
-    double carried = 0;  // the lag a weight change carried into this phase (in adjust)
+    double carried = 0;       // the lag a weight change carried into this phase (in adjust)
+    bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
   };
   struct Window {
     Range a0, b0;  // σ of each when the window was (re)based

@@ -769,9 +769,12 @@ class KernelServiceLayer::Impl {
       GroupService& g = r_.groups[gnames_[static_cast<size_t>(-id - 1)].first];
       g.ideal_ns += f.ideal_ns;
       g.fluid_received_ns += f.received_ns;
+      g.ideal_exact = g.ideal_exact && f.exact;
       return;
     }
     TaskService& t = r_.tasks[id];
+    t.ideal_exact = t.ideal_exact && f.exact;
+    t.phases.back().ideal_exact = t.phases.back().ideal_exact && f.exact;
     t.ideal_ns += f.ideal_ns;
     t.fluid_received_ns += f.received_ns;
     t.min_lag_ns = std::min(t.min_lag_ns, f.min_lag_ns);

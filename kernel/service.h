@@ -60,6 +60,7 @@ struct WeightPhase {
   int64_t from_ns = 0, to_ns = 0;  // first and last time the trace showed this prio
   int64_t runtime_ns = 0;
   double ideal_ns = 0, fluid_received_ns = 0;
+  bool ideal_exact = true;  // every weight the fluid figures rest on was known
 };
 
 struct TaskService {
@@ -80,6 +81,7 @@ struct TaskService {
   double ideal_ns = 0;           // renormalised fluid ideal (SPEC.md §6.2), summed over CPUs
   double fluid_received_ns = 0;  // the service the fluid model covered
   double min_lag_ns = 0, max_lag_ns = 0;  // fluid ideal − received, extremes
+  bool ideal_exact = true;  // every weight the fluid figures rest on was known (else no figures)
   std::vector<WeightPhase> phases;
 };
 
@@ -87,7 +89,8 @@ struct TaskService {
 struct GroupService {
   std::string path;
   int64_t runtime_ns = 0;                      // its tasks' run time
-  double ideal_ns = 0, fluid_received_ns = 0;  // at its parent, where its weight was known
+  double ideal_ns = 0, fluid_received_ns = 0;  // at its parent
+  bool ideal_exact = true;                     // every weight they rest on was known
   std::optional<Range> shares;
 };
 

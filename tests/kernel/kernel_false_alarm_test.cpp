@@ -235,6 +235,25 @@ TEST(KernelFalseAlarm, GroupsAreJudgedAgainstEachOther) {
   EXPECT_TRUE(r.ok());
 }
 
+// A fluid ideal rests on every weight of its cfs_rq: beside a task no snapshot placed (whose
+// group entity may weigh anything) the root's ideals are no figures, while the ideal inside a
+// group whose members are all known still is one (it used to print a negative ideal share).
+TEST(KernelFalseAlarm, AnIdealRestingOnAnUnknownWeightIsNoFigure) {
+  const T X{"hog", 50}, C{"cc1plus", 60};
+  TraceText tt;
+  tt.wake(0, 1.0, kIdle, X, 0).wake(0, 1.0, kIdle, C, 0).sw(0, 1.0, kIdle, "R", X);
+  tt.alternate(0, 1.0, 2.0, 0.004, X, C);
+  auto o = snapshot_of(1, {{50, "/a"}});
+  o.groups["/a"].shares = Range::exact(1024);
+  const KernelReport r = check_text(tt.text(), o);
+  EXPECT_FALSE(r.tasks.at(60).ideal_exact);
+  EXPECT_FALSE(r.groups.at("/a").ideal_exact);
+  EXPECT_TRUE(r.tasks.at(50).ideal_exact);
+  EXPECT_NEAR(r.tasks.at(50).ideal_ns, r.tasks.at(50).fluid_received_ns, 1e3);
+  EXPECT_NE(verdict(r, "THM-SHARE", "group /a on cpu0"), Verdict::Held);  // against C: unknown
+  EXPECT_TRUE(r.ok());
+}
+
 // A renice during the run: each weight has its phase.
 TEST(KernelFalseAlarm, ReniceShowsEachWeightPhase) {
   const T A5{"hog", 10, 125};

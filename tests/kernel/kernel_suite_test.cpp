@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace {
@@ -174,6 +175,31 @@ INSTANTIATE_TEST_SUITE_P(Linux618, CaptureSuite, ::testing::ValuesIn(captures())
                              if (ch == '-') ch = '_';
                            return n;
                          });
+
+// sessions: one hog alone in its autogroup against three in another, on CPU 1. The two group
+// entities are judged against each other at the root (THM-SHARE, THM-LAG-BOUND-LINUX held),
+// and the JSON says so per group.
+TEST(CaptureSuiteGroups, TheTwoSessionsAreJudgedAgainstEachOther) {
+  const Output r =
+      run(std::string(VLAG_BINARY) + " kernel check --json " + q(data("sessions/perf.txt")) +
+          " --snapshot " + q(data("sessions/sched-debug.1.txt")) + " --hz 250");
+  ASSERT_EQ(r.status, 0);
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(simdjson::padded_string(r.out)).at(0);
+  std::set<std::string> hog_groups;
+  for (const simdjson::dom::element t : doc["tasks"].get_array())
+    if (std::string_view(t["comm"]) == "hog")
+      hog_groups.insert(std::string(std::string_view(t["group"])));
+  ASSERT_EQ(hog_groups.size(), 2u);
+  int judged = 0;
+  for (const simdjson::dom::element g : doc["groups"].get_array()) {
+    if (!hog_groups.count(std::string(std::string_view(g["path"])))) continue;
+    ++judged;
+    EXPECT_EQ(std::string_view(g["verdicts"]["THM-SHARE"]), "held") << std::string_view(g["path"]);
+    EXPECT_EQ(std::string_view(g["verdicts"]["THM-LAG-BOUND-LINUX"]), "held");
+  }
+  EXPECT_EQ(judged, 2);
+}
 
 // --- planted faults -------------------------------------------------------------------------
 
