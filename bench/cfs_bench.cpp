@@ -1,4 +1,4 @@
-// Cost of one scheduling cycle of the CFS runqueue (sim/cfs, SPEC.md §8) — a sleeper wakes and is
+// Cost of one scheduling cycle of the CFS runqueue (cfs/, SPEC.md §8) — a sleeper wakes and is
 // checked for wakeup preemption, pick, run 100 µs, tick, the picked task sleeps, pick — with n
 // tasks queued, for the policies cfs and cfs-latency-nice (every third task latency_nice −10
 // there). Each cycle is eight operations; items/s counts operations.
@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "sim/cfs/runqueue.h"
+#include "cfs/runqueue.h"
 #include "spec/cfs_policy.h"
 #include "spec/weights.h"
 
@@ -20,7 +20,7 @@ constexpr int64_t kRunNs = 100'000;
 struct Fixture {
   Fixture(int64_t n, bool latency)
       : rq(make_params(cfs_preset(latency ? kCfsLatencyNicePolicy : kCfsPolicy)),
-           sim::cfs::CfsOptions{latency}) {
+           cfs::CfsOptions{latency}) {
     for (TaskId id = 0; id <= n; ++id) {
       rq.apply({OpKind::Create, id, nice_to_weight(static_cast<int>(id % 11) - 5)});
       if (latency && id % 3 == 0) rq.set_latency_nice(id, -10);
@@ -40,7 +40,7 @@ struct Fixture {
     rq.apply({OpKind::Pick});
     sleeper = picked;
   }
-  sim::cfs::Runqueue rq;
+  cfs::Runqueue rq;
   TaskId sleeper;
 };
 

@@ -16,7 +16,7 @@ void hackbench(benchmark::State& state, sim::Policy policy) {
   c.machine.params = make_params(preset_by_name(kDefaultPreset), 250, 2);
   c.machine.policy = policy;
   c.workload = "hackbench";
-  c.groups = static_cast<int>(state.range(0));
+  c.hackbench_groups = static_cast<int>(state.range(0));
   int64_t events = 0;
   int64_t operations = 0;
   double simulated_s = 0;
@@ -30,7 +30,7 @@ void hackbench(benchmark::State& state, sim::Policy policy) {
   state.counters["ops/s"] =
       benchmark::Counter(static_cast<double>(operations), benchmark::Counter::kIsRate);
   state.counters["sim_s_per_wall_s"] = benchmark::Counter(simulated_s, benchmark::Counter::kIsRate);
-  state.counters["tasks"] = 40.0 * static_cast<double>(c.groups);
+  state.counters["tasks"] = 40.0 * static_cast<double>(c.hackbench_groups);
 }
 
 void BM_HackbenchEevdf(benchmark::State& s) { hackbench(s, sim::Policy::Eevdf); }

@@ -40,7 +40,7 @@ Witness fact(std::string statement) {
 }  // namespace
 
 CfsChecker::CfsChecker(const trace::Header& header, std::string file, Report& report)
-    : tun_(sim::cfs::tunables_for(header.params)),
+    : tun_(cfs::tunables_for(header.params)),
       latency_nice_(header.params.preset.name == kCfsLatencyNicePolicy),
       file_(std::move(file)),
       report_(report) {
@@ -92,8 +92,8 @@ void CfsChecker::check_place(const trace::Event& e, const Task* before) {
 }
 
 int CfsChecker::wakeup_preempt(const Task& curr, const Task& se) const {
-  return sim::cfs::wakeup_preempt(to_i64(curr.v - se.v), to_i64(curr.key - curr.v),
-                                  to_i64(se.key - se.v), se.weight, tun_, latency_nice_);
+  return cfs::wakeup_preempt(to_i64(curr.v - se.v), to_i64(curr.key - curr.v),
+                             to_i64(se.key - se.v), se.weight, tun_, latency_nice_);
 }
 
 // The pick rule without the latency tree: the leftmost, or a buddy (skip's second, next, last)
@@ -151,9 +151,8 @@ void CfsChecker::check_pick(const trace::Event& e) {
     if (wakeup_preempt(*t, p) == 1) return;
   // wakeup_preempt_entity(L, p) < 1 ⟺ L.v − p.v ≤ min(offset + gran, get_latency_max()).
   const auto& [lid, l] = leftmost.front();
-  const int64_t offset =
-      sim::cfs::wakeup_latency_gran(to_i64(l->key - l->v), to_i64(p.key - p.v), tun_);
-  const int64_t gran = sim::cfs::calc_delta_fair(tun_.wakeup_granularity_ns, p.weight);
+  const int64_t offset = cfs::wakeup_latency_gran(to_i64(l->key - l->v), to_i64(p.key - p.v), tun_);
+  const int64_t gran = cfs::calc_delta_fair(tun_.wakeup_granularity_ns, p.weight);
   violate("CFS-LATENCY-PICK",
           fmt::format("picked task {} (vruntime {}) over the latency tree's leftmost, task {} "
                       "(vruntime {}), which is not too far ahead of it",

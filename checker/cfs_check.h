@@ -8,8 +8,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "cfs/tunables.h"
 #include "checker/report.h"
-#include "sim/cfs/tunables.h"
 #include "trace/event.h"
 
 namespace vlag::checker {
@@ -44,7 +44,7 @@ class CfsChecker {
   void violate(const char* id, std::string detail, Witness w);
   void checked(const char* id) { ++report_.stats[id].checked; }
 
-  sim::cfs::Tunables tun_;
+  cfs::Tunables tun_;
   bool latency_nice_;
   std::string file_;
   Report& report_;

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 
-#include "trace/writer.h"
+#include "json/writer.h"
 
 namespace vlag::cli {
 namespace {
-
-using trace::json_string;
 
 constexpr size_t kListed = 10;  // violations and problems listed in the human summary
 
@@ -58,37 +56,40 @@ void print_summary(const checker::Report& r) {
 }
 
 void print_json(const checker::Report& r) {
-  std::string s = fmt::format("{{\"events\":{},\"files\":[", r.events);
-  for (size_t i = 0; i < r.files.size(); ++i) s += (i ? "," : "") + json_string(r.files[i]);
-  s += "],\"invariants\":{";
-  bool first = true;
-  for (const auto& [id, st] : r.stats) {
-    s += fmt::format(
-        "{}{}:{{\"checked\":{},\"violated\":{},\"not_promised\":{},\"verdict\":{},"
-        "\"worst\":{}}}",
-        first ? "" : ",", json_string(id), st.checked, st.violated, st.not_promised, st.verdict,
-        json_string(st.worst));
-    first = false;
+  json::Array files, violations, problems, notes;
+  for (const std::string& f : r.files) files.add_string(f);
+  json::Object invariants;
+  for (const auto& [id, st] : r.stats)
+    invariants.object(id, json::Object()
+                              .num("checked", st.checked)
+                              .num("violated", st.violated)
+                              .num("not_promised", st.not_promised)
+                              .boolean("verdict", st.verdict)
+                              .str("worst", st.worst));
+  for (const checker::Violation& v : r.violations) {
+    json::Object o;
+    o.str("id", v.id).str("file", v.file).num("line", v.line).str("detail", v.detail);
+    if (v.z3_sat)
+      o.boolean("z3_sat", *v.z3_sat);
+    else
+      o.null("z3_sat");
+    violations.add(o.str("smt_file", v.smt_file)
+                       .str("window_file", v.window_file)
+                       .str("window_note", v.window_note));
   }
-  s += fmt::format("}},\"violation_count\":{},\"violations\":[", r.violation_count);
-  for (size_t i = 0; i < r.violations.size(); ++i) {
-    const auto& v = r.violations[i];
-    s += fmt::format(
-        "{}{{\"id\":{},\"file\":{},\"line\":{},\"detail\":{},\"z3_sat\":{},"
-        "\"smt_file\":{},\"window_file\":{},\"window_note\":{}}}",
-        i ? "," : "", json_string(v.id), json_string(v.file), v.line, json_string(v.detail),
-        v.z3_sat ? (*v.z3_sat ? "true" : "false") : "null", json_string(v.smt_file),
-        json_string(v.window_file), json_string(v.window_note));
-  }
-  s += fmt::format("],\"problem_count\":{},\"problems\":[", r.problem_count);
-  for (size_t i = 0; i < r.problems.size(); ++i)
-    s += fmt::format("{}{{\"class\":{},\"message\":{}}}", i ? "," : "",
-                     json_string(trace::fault_name(r.problems[i].fault)),
-                     json_string(r.problems[i].message));
-  s += "],\"notes\":[";
-  for (size_t i = 0; i < r.notes.size(); ++i) s += (i ? "," : "") + json_string(r.notes[i]);
-  s += "]}";
-  fmt::print("{}\n", s);
+  for (const auto& p : r.problems)
+    problems.add(json::Object().str("class", trace::fault_name(p.fault)).str("message", p.message));
+  for (const std::string& n : r.notes) notes.add_string(n);
+  fmt::print("{}\n", json::Object()
+                         .num("events", r.events)
+                         .array("files", files)
+                         .object("invariants", invariants)
+                         .num("violation_count", r.violation_count)
+                         .array("violations", violations)
+                         .num("problem_count", r.problem_count)
+                         .array("problems", problems)
+                         .array("notes", notes)
+                         .text());
 }
 
 int exit_code(const checker::Report& r) {

@@ -1,6 +1,6 @@
 // `vlag compare`: a grid of scenarios — variants (columns, the first one the baseline) × rows
 // (one key's values) × R seeds — printed as per-metric tables, a summary sorted from the worst
-// regression to the best improvement, optionally JSON and gnuplot plots (sim/compare/).
+// regression to the best improvement, optionally JSON and gnuplot plots (compare/).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,9 +10,10 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "sim/compare/json.h"
-#include "sim/compare/plots.h"
-#include "sim/compare/report.h"
+#include "cli/validators.h"
+#include "compare/json.h"
+#include "compare/plots.h"
+#include "compare/report.h"
 #include "spec/error.h"
 
 namespace vlag::cli {
@@ -20,7 +21,7 @@ namespace {
 
 constexpr double kDefaultJitter = 0.05;
 
-namespace cmp = sim::compare;
+namespace cmp = vlag::compare;
 
 struct CompareOptions {
   std::string workload = "hogs";
@@ -77,7 +78,13 @@ cmp::GridSpec grid_spec(const CompareOptions& o) {
   // Without noise every repetition would repeat the first exactly and the stddev column would say
   // nothing; bursts vary by ±5 % unless a setting says otherwise (jitter=0: exact runs).
   spec.base.machine.jitter = kDefaultJitter;
-  for (const std::string& s : o.common) spec.common.insert(cmp::parse_setting(s));
+  for (const std::string& s : o.common) {
+    auto [key, value] = cmp::parse_setting(s);
+    if (const auto it = spec.common.find(key); it != spec.common.end())
+      throw Error("--set " + key + " given twice (" + key + "=" + it->second + " and " + s +
+                  "): give each key once");
+    spec.common.emplace(std::move(key), std::move(value));
+  }
   spec.rows = cmp::parse_rows(o.rows);
   if (!o.variants.empty())
     spec.variants = cmp::parse_variants(o.variants);
@@ -86,6 +93,7 @@ cmp::GridSpec grid_spec(const CompareOptions& o) {
   else
     spec.variants = {{"base", {}}};
   spec.repeat = o.repeat;
+  if (o.plot_dir.empty()) spec.lag_points = 0;  // only the lag plot needs the lag sampled
   return spec;
 }
 
@@ -168,6 +176,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.001, 3600.0))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "First seed; repetition i runs on seed + i")
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--repeat", o->repeat, "Repetitions per cell, each on its own seed")
       ->check(CLI::Range(1, 10000))

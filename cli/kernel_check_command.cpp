@@ -3,9 +3,9 @@
 // verdicts of §6.3 (cli/kernel_check_report.h).
 #include <fmt/format.h>
 
-#include "cli/json_out.h"
 #include "cli/kernel_check_report.h"
 #include "cli/kernel_commands.h"
+#include "json/writer.h"
 #include "kernel/capture_reader.h"
 #include "kernel/check_options.h"
 #include "kernel/service.h"
@@ -26,7 +26,7 @@ int run_kernel_check(const CheckOptions& o) {
     }
     if (!o.groups.empty()) kernel::read_group_map(o.groups, ko);
     Verdict worst = Verdict::NotApplicable;
-    JsonArray all;
+    json::Array all;
     for (const auto& file : o.files) {
       kernel::KernelServiceLayer layer(kernel::capture_name(file), ko);
       const auto stats = kernel::read_perf_capture(

@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
-#include "cli/json_out.h"
 #include "cli/kernel_verdict_json.h"
-#include "sim/stats.h"
+#include "json/writer.h"
+#include "stats/stats.h"
 
 namespace vlag::cli {
 namespace {
@@ -220,8 +220,8 @@ void print_kernel_text(const KernelReport& r, const kernel::PerfParseStats& stat
   fmt::print(" {:-<110}\n", "");
   for (const auto& [pid, t] : r.tasks) {
     if (t.switches == 0 && t.runtime_ns == 0) continue;
-    const auto lat = sim::summarize(t.delays_ns);
-    const auto wake = sim::summarize(t.wakeup_delays_ns);
+    const auto lat = stats::summarize(t.delays_ns);
+    const auto wake = stats::summarize(t.wakeup_delays_ns);
     fmt::print(" {:<24}|{:>12} |{:>9} |{:>10} |{:>10} |{:>15.6f} s |{:>8} |{:>8}\n",
                t.comm + ":" + std::to_string(pid), ms(static_cast<double>(t.runtime_ns)),
                t.switches, ms(lat.avg_ns), ms(static_cast<double>(lat.max_ns)),
@@ -241,7 +241,7 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     return t == tables.end() || t->second.runtime <= 0 ? 0.0 : 100 * runtime / t->second.runtime;
   };
   // A fluid figure, or null where a weight it rests on is unknown.
-  const auto figure = [](JsonObject& o, const std::string& key, bool exact, double value) {
+  const auto figure = [](json::Object& o, const std::string& key, bool exact, double value) {
     if (exact)
       o.real(key, value);
     else
@@ -252,20 +252,20 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     return t == tables.end() || t->second.received <= 0 ? 0.0 : 100 * ideal / t->second.received;
   };
   const auto verdicts = [&](const std::string& subject, bool is_group) {
-    JsonObject v;
+    json::Object v;
     for (const auto& [id, subjects] : r.verdict_of)
       if (const auto it = verdict_on(r, id, subject, is_group))
         v.str(id, std::string(verdict_name(*it)));
     return v.text();
   };
-  JsonArray tasks, groups, checks, findings, problems, unrecorded;
+  json::Array tasks, groups, checks, findings, problems, unrecorded;
   for (const auto& [pid, t] : r.tasks) {
-    const auto lat = sim::summarize(t.delays_ns);
-    const auto wake = sim::summarize(t.wakeup_delays_ns);
+    const auto lat = stats::summarize(t.delays_ns);
+    const auto wake = stats::summarize(t.wakeup_delays_ns);
     const std::string group = t.group_known ? t.group : "?";
-    JsonArray phases;
+    json::Array phases;
     for (const auto& ph : t.phases) {
-      JsonObject p;
+      json::Object p;
       p.num("prio", ph.prio)
           .num("weight", ph.weight)
           .num("from_ns", ph.from_ns)
@@ -275,7 +275,7 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
       p.real("fluid_received_ns", ph.fluid_received_ns);
       phases.add(p);
     }
-    JsonObject o;
+    json::Object o;
     o.num("pid", pid).str("comm", t.comm).str("group", group).num("weight", t.weight);
     if (t.slice_ns.is_exact())
       o.real("slice_ns", t.slice_ns.lo);
@@ -300,7 +300,7 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     tasks.add(o);
   }
   for (const auto& [path, g] : r.groups) {
-    JsonObject o;
+    json::Object o;
     o.str("path", path).num("runtime_ns", g.runtime_ns);
     o.real("share_pct", share_in(parent_of(path), static_cast<double>(g.runtime_ns)));
     figure(o, "ideal_share_pct", g.ideal_exact, ideal_in(parent_of(path), g.ideal_ns));
@@ -315,7 +315,7 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
   }
   for (const auto& [id, c] : r.checks) checks.add_raw(tally_json(id, c));
   for (const auto& f : r.findings) {
-    findings.add(JsonObject()
+    findings.add(json::Object()
                      .str("id", f.id)
                      .str("verdict", std::string(verdict_name(f.verdict)))
                      .str("subject", f.subject)
@@ -325,13 +325,13 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
                      .str("message", f.message));
   }
   for (const auto& p : r.problems)
-    problems.add(JsonObject().num("line", p.line).num("cpu", p.cpu).str("message", p.message));
+    problems.add(json::Object().num("line", p.line).num("cpu", p.cpu).str("message", p.message));
   for (const auto& [pid, u] : r.unrecorded)
     unrecorded.add(
-        JsonObject().num("pid", pid).num("windows", u.windows).num("total_ns", u.total_ns));
-  JsonArray cpus;
+        json::Object().num("pid", pid).num("windows", u.windows).num("total_ns", u.total_ns));
+  json::Array cpus;
   for (const int c : r.recorded_cpus) cpus.add_raw(std::to_string(c));
-  return JsonObject()
+  return json::Object()
       .str("file", r.file)
       .boolean("ok", r.ok())
       .str("verdict", std::string(verdict_name(r.worst)))

@@ -81,7 +81,9 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   check->add_option("--hz", copts->hz, "The kernel's CONFIG_HZ")
       ->check(CLI::Range(100, 1000))
       ->each([copts](const std::string&) { copts->hz_given = true; });
-  check->add_option("--cpu", copts->cpu, "Judge only this CPU")->check(CLI::Range(0, 8191));
+  check->add_option("--cpu", copts->cpu, "Judge only this CPU")
+      ->check(CLI::Range(0, 8191))
+      ->option_text("CPU in [0 - 8191]");
   check
       ->add_option("--starvation-ms", copts->starvation_ms,
                    "A wait shorter than this is never a starvation violation (the weight-scaled "
@@ -112,7 +114,8 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   CLI::App* rec = kernel->add_subcommand(
       "record", "Record the sched tracepoints and snapshots around a command, then check them");
   rec->add_option("--cpu", lopts->record.cpu, "Record only this CPU (default: all)")
-      ->check(CLI::Range(0, 8191));
+      ->check(CLI::Range(0, 8191))
+      ->option_text("CPU in [0 - 8191]");
   rec->add_option("--duration", lopts->record.duration_s,
                   "Seconds to record (stops the command after that long)")
       ->check(CLI::Range(0.1, 3600.0));

@@ -2,9 +2,9 @@
 // (SPEC.md §6.1), each verdict on the lattice of §6.3.
 #include <fmt/format.h>
 
-#include "cli/json_out.h"
 #include "cli/kernel_commands.h"
 #include "cli/kernel_verdict_json.h"
+#include "json/writer.h"
 #include "kernel/capture_reader.h"
 #include "kernel/snapshot_check.h"
 
@@ -29,10 +29,10 @@ void print_text(const kernel::SnapshotReport& r, const kernel::SchedDebugSnapsho
 }
 
 std::string to_json(const kernel::SnapshotReport& r, const kernel::SchedDebugSnapshot& snap) {
-  JsonArray counts, findings, notes;
+  json::Array counts, findings, notes;
   for (const auto& [id, c] : r.checks) counts.add_raw(tally_json(id, c));
   for (const auto& f : r.findings) {
-    findings.add(JsonObject()
+    findings.add(json::Object()
                      .str("id", f.id)
                      .str("verdict", std::string(verdict_name(f.verdict)))
                      .raw("reasons", reasons_json(f.reasons))
@@ -41,7 +41,7 @@ std::string to_json(const kernel::SnapshotReport& r, const kernel::SchedDebugSna
                      .str("message", f.message));
   }
   for (const auto& n : r.notes) notes.add_string(n);
-  return JsonObject()
+  return json::Object()
       .str("file", r.file)
       .str("version", r.version)
       .boolean("ok", r.ok())
@@ -59,7 +59,7 @@ int run_kernel_snapshot(const SnapshotOptions& o) {
   return with_filesystem_errors("vlag kernel snapshot", [&] {
     Verdict worst = Verdict::NotApplicable;
     bool skipped = false;
-    JsonArray all;
+    json::Array all;
     for (const auto& file : o.files) {
       const auto snap = kernel::load_snapshot(file, {o.keep_going});
       const auto report = kernel::check_snapshot(snap);

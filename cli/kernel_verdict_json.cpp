@@ -1,6 +1,6 @@
 #include "cli/kernel_verdict_json.h"
 
-#include "cli/json_out.h"
+#include "json/writer.h"
 
 namespace vlag::cli {
 
@@ -13,7 +13,7 @@ std::string reasons_text(Reasons why) {
 }
 
 std::string reasons_json(Reasons why) {
-  JsonArray a;
+  json::Array a;
   for (size_t i = 0; i < kReasonCount; ++i)
     if (why.has(static_cast<Reason>(i)))
       a.add_string(std::string(reason_name(static_cast<Reason>(i))));
@@ -21,13 +21,13 @@ std::string reasons_json(Reasons why) {
 }
 
 std::string tally_json(const std::string& id, const VerdictTally& c) {
-  JsonObject inc, na;
+  json::Object inc, na;
   for (size_t i = 0; i < kReasonCount; ++i) {
     const std::string name(reason_name(static_cast<Reason>(i)));
     if (c.inconclusive_by_reason[i]) inc.num(name, c.inconclusive_by_reason[i]);
     if (c.not_applicable_by_reason[i]) na.num(name, c.not_applicable_by_reason[i]);
   }
-  return JsonObject()
+  return json::Object()
       .str("id", id)
       .num("checked", c.checked())
       .num("held", c.held)

@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "json/writer.h"
+
 namespace vlag::cli {
 namespace {
 
@@ -23,17 +25,11 @@ const char* verdict_name(prove::Verdict v) {
 
 std::string list(const std::vector<int64_t>& xs) {
   std::string s;
-  for (int64_t x : xs) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
-std::string json_string(const std::string& text) {
-  std::string s = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') s += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) s += c;
+  for (int64_t x : xs) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(x);
   }
-  return s + "\"";
+  return s;
 }
 
 std::string scope(const prove::Options& o) {
@@ -61,15 +57,19 @@ std::string state_text(const prove::StateValues& st) {
   return s;
 }
 
-std::string state_json(const prove::StateValues& st) {
-  std::string es;
+json::Object state_json(const prove::StateValues& st) {
+  json::Array entities;
   for (const prove::EntityValues& e : st.entities)
-    es += fmt::format(
-        "{}{{\"task\":{},\"status\":\"{}\",\"w\":{},\"r\":{},\"v\":{},\"d\":{},\"lag\":{},"
-        "\"rest\":{}}}",
-        es.empty() ? "" : ",", e.id, e.status, e.weight, json_string(e.slice), json_string(e.v),
-        json_string(e.d), json_string(e.lag), json_string(e.rest));
-  return fmt::format("{{\"curr\":{},\"V\":{},\"entities\":[{}]}}", st.curr, json_string(st.V), es);
+    entities.add(json::Object()
+                     .num("task", e.id)
+                     .str("status", e.status)
+                     .num("w", e.weight)
+                     .str("r", e.slice)
+                     .str("v", e.v)
+                     .str("d", e.d)
+                     .str("lag", e.lag)
+                     .str("rest", e.rest));
+  return json::Object().num("curr", st.curr).str("V", st.V).array("entities", entities);
 }
 
 }  // namespace
@@ -139,27 +139,64 @@ std::string text_report(const prove::Options& o, const prove::Result& r, const s
 }
 
 std::string json_report(const prove::Options& o, const prove::Result& r, const std::string& trace) {
-  std::string s = fmt::format(
-      "{{\"invariant\":{},\"preset\":{},\"tasks\":{},\"depth\":{},\"arith\":\"{}\","
-      "\"verdict\":\"{}\",\"method\":\"{}\",\"reached\":{},\"seconds\":{:.3f},\"conflicts\":{},"
-      "\"memory_mb\":{:.1f},\"note\":{}",
-      json_string(o.invariant), json_string(o.params.preset.name), o.tasks, o.depth,
-      o.arith == prove::Arith::Exact ? "exact" : "linux64", verdict_name(r.verdict), r.method,
-      r.depth, r.seconds, r.conflicts, r.memory_mb, json_string(r.note));
+  json::Object out;
+  out.str("invariant", o.invariant)
+      .str("preset", o.params.preset.name)
+      .num("tasks", o.tasks)
+      .num("depth", o.depth)
+      .str("arith", o.arith == prove::Arith::Exact ? "exact" : "linux64")
+      .str("verdict", verdict_name(r.verdict))
+      .str("method", r.method)
+      .num("reached", r.depth)
+      .raw("seconds", fmt::format("{:.3f}", r.seconds))
+      .num("conflicts", r.conflicts)
+      .raw("memory_mb", fmt::format("{:.1f}", r.memory_mb))
+      .str("note", r.note);
   if (r.cex) {
-    std::string ops;
-    for (const Op& op : r.cex->ops) ops += (ops.empty() ? "" : ",") + json_string(to_string(op));
-    s += fmt::format(
-        ",\"counterexample\":{{\"ops\":[{}],\"violated_step\":{},\"detail\":{},\"promised\":{},"
-        "\"reference_agrees\":{},\"lag_reached\":{},\"trace\":{}}}",
-        ops, r.cex->violated_step, json_string(r.cex->detail), r.cex->promised,
-        r.cex->reference_agrees, json_string(r.cex->lag_reached), json_string(trace));
+    json::Array ops;
+    for (const Op& op : r.cex->ops) ops.add_string(to_string(op));
+    out.object("counterexample", json::Object()
+                                     .array("ops", ops)
+                                     .num("violated_step", r.cex->violated_step)
+                                     .str("detail", r.cex->detail)
+                                     .boolean("promised", r.cex->promised)
+                                     .boolean("reference_agrees", r.cex->reference_agrees)
+                                     .str("lag_reached", r.cex->lag_reached)
+                                     .str("trace", trace));
   }
   if (r.induction_step)
-    s += fmt::format(",\"induction_step\":{{\"before\":{},\"op\":{},\"after\":{}}}",
-                     state_json(r.induction_step->before), json_string(r.induction_step->op),
-                     state_json(r.induction_step->after));
-  return s + "}\n";
+    out.object("induction_step", json::Object()
+                                     .object("before", state_json(r.induction_step->before))
+                                     .str("op", r.induction_step->op)
+                                     .object("after", state_json(r.induction_step->after)));
+  return out.text() + "\n";
+}
+
+std::string list_text() {
+  std::string out = fmt::format("{:<20} {:<4} {:<7} {:<15} {:<14} {}\n", "id", "spec", "driver",
+                                "induction", "arith", "promised-by");
+  for (const Property& p : properties()) {
+    if (!p.prove.bmc) continue;
+    std::string by;
+    for (const PresetRow& row : kPresets)
+      if (prove::promised_by(row.make(), p.id))
+        by += (by.empty() ? "" : ",") + std::string(row.name);
+    const char* induction = p.prove.induction == Induction::Always          ? "always"
+                            : p.prove.induction == Induction::WherePromised ? "where-promised"
+                                                                            : "never";
+    out += fmt::format("{:<20} §{:<3} {:<7} {:<15} {:<14} {}\n", p.id, p.section,
+                       p.prove.steady ? "steady" : "any", induction,
+                       p.prove.linux64 ? "exact,linux64" : "exact", by.empty() ? "-" : by);
+  }
+  return out;
+}
+
+std::string presets_text() {
+  std::string out;
+  for (const PresetRow& row : kPresets)
+    out += fmt::format("{:<11} {:<6} {}\n", row.name, row.make().paper() ? "paper" : "linux",
+                       row.description);
+  return out;
 }
 
 }  // namespace vlag::cli

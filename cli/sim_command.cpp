@@ -1,225 +1,222 @@
 // `vlag sim`: one or more workloads on the multi-CPU simulator (sim/machine.h), printed the way
 // the real tools print them, followed by the machine's counters; --trace-dir writes one trace per
-// CPU.
+// CPU. Its flags are the scenario keys (sim/scenario_keys.h), one each.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <memory>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 #include "cli/commands.h"
-#include "sim/scenario.h"
+#include "sim/scenario_keys.h"
+#include "spec/error.h"
 
 namespace vlag::cli {
 namespace {
 
-struct SimOptions {
-  std::string workload = "hogs";
-  int cpus = 1;
-  std::string preset{kDefaultPreset};
-  std::string features;
-  int hz = 250;
-  double seconds = 10.0;
-  uint64_t seed = 1;
-  double jitter = 0;
-  std::string placement = "prev";
-  std::string policy = "eevdf";
-  bool no_balance = false;
-  int balance_ticks = 4;
-  double switch_cost_us = 0;
-  std::string trace_dir;
-  int tasks = 0;
-  int hogs = -1;
-  int groups = 10;
-  int fds = 20;
-  int loops = 100;
-  bool threads = false;
-  int64_t pipe_bytes = 64 * 1024;
-  double interval_us = 1000;
-  double distance_us = 500;
-  int64_t cyclictest_loops = 0;
-  int histogram = 0;
-  int message_threads = 1;
-  int workers = 0;
-  double sleep_us = 100;
-  double request_us = 17000;
-  double warmup = 0;
-  std::string rtapp;
-  std::vector<int> nice;
-  std::vector<double> slice_us;
-  std::vector<int> latency_nice;
-  std::vector<std::string> group;
+using sim::KeyType;
+using sim::KeyValue;
+using sim::ScenarioKey;
+
+// The order vlag sim --help lists the keys' flags in; a key not named here comes after them.
+constexpr std::string_view kHelpOrder[] = {"workload",
+                                           "cpus",
+                                           "preset",
+                                           "features",
+                                           "hz",
+                                           "seconds",
+                                           "jitter",
+                                           "seed",
+                                           "placement",
+                                           "policy",
+                                           "balance",
+                                           "balance_ticks",
+                                           "switch_cost_us",
+                                           "trace_dir",
+                                           "tasks",
+                                           "hogs",
+                                           "groups",
+                                           "fds",
+                                           "loops",
+                                           "thread",
+                                           "pipe_bytes",
+                                           "interval_us",
+                                           "distance_us",
+                                           "cyclictest_loops",
+                                           "histogram",
+                                           "message_threads",
+                                           "workers",
+                                           "sleep_us",
+                                           "request_us",
+                                           "warmup",
+                                           "rtapp",
+                                           "nice",
+                                           "slice_us",
+                                           "latency_nice",
+                                           "group"};
+
+// One scenario key as a flag: the value CLI11 parses into (the default config's until the flag
+// is given) and the option that says whether it was. A number or list of numbers is taken as
+// text and read by sim::parse_key_value, as vlag compare reads the same key, so that both reject
+// the same values with the same message ("1,,2", a seed of -1 or 2^64).
+struct Flag {
+  const ScenarioKey* key = nullptr;
+  KeyValue value;
+  std::vector<std::string> text;  // the numeric keys' values as given, one per occurrence
+  CLI::Option* option = nullptr;
 };
 
-int64_t ns(double us) { return static_cast<int64_t>(us * 1000); }
+// What vlag sim runs when no flag says otherwise: the default preset, 250 Hz, one CPU.
+sim::ScenarioConfig default_config() {
+  sim::ScenarioConfig c;
+  c.machine.params = make_params(preset_by_name(kDefaultPreset));
+  return c;
+}
 
-int run_sim(const SimOptions& o) {
-  Preset preset = preset_by_name(o.preset);
-  apply_feature_overrides(preset, o.features);
-  sim::ScenarioConfig sc;
-  sc.machine.params = make_params(preset, o.hz, o.cpus);
-  sc.machine.placement = sim::placement_by_name(o.placement);
-  sc.machine.policy = sim::policy_by_name(o.policy);
-  sc.machine.balance = !o.no_balance;
-  sc.machine.balance_interval_ticks = o.balance_ticks;
-  sc.machine.switch_cost_ns = ns(o.switch_cost_us);
-  sc.machine.seed = o.seed;
-  sc.machine.jitter = o.jitter;
-  sc.machine.trace_dir = o.trace_dir;
-  sc.workload = o.workload;
-  sc.limit_ns = static_cast<int64_t>(o.seconds * 1e9);
-  sc.options.nice = o.nice;
-  for (double s : o.slice_us) sc.options.slice_ns.push_back(ns(s));
-  sc.options.latency_nice = o.latency_nice;
-  for (const std::string& g : o.group) sc.group_settings.push_back(sim::parse_group_settings(g));
-  sc.tasks = o.tasks;
-  sc.hogs = o.hogs;
-  sc.groups = o.groups;
-  sc.fds = o.fds;
-  sc.loops = o.loops;
-  sc.hackbench_threads = o.threads;
-  sc.pipe_bytes = o.pipe_bytes;
-  sc.cyclictest.interval_ns = ns(o.interval_us);
-  sc.cyclictest.distance_ns = ns(o.distance_us);
-  sc.cyclictest.loops = o.cyclictest_loops;
-  sc.cyclictest.histogram_us = o.histogram;
-  sc.schbench.message_threads = o.message_threads;
-  sc.schbench.workers = o.workers;
-  sc.schbench.sleep_ns = ns(o.sleep_us);
-  sc.schbench.request_ns = ns(o.request_us);
-  sc.schbench.warmup_ns = static_cast<int64_t>(o.warmup * 1e9);
-  sc.rtapp_file = o.rtapp;
+KeyValue initial_value(const ScenarioKey& k, const sim::ScenarioConfig& base) {
+  if (k.get) return k.get(base);
+  if (k.type == KeyType::PerWorkload) return std::vector<std::string>();
+  return std::string();  // features: no overrides
+}
+
+bool is_list(KeyType t) { return t == KeyType::IntList || t == KeyType::RealList; }
+bool is_numeric(KeyType t) {
+  return t == KeyType::Int || t == KeyType::Real || t == KeyType::Seed || is_list(t);
+}
+
+// A default as --help shows it: "250", "0.5", "0,0,5".
+std::string value_text(const KeyValue& v) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
+                      std::is_same_v<T, std::vector<double>>)
+          return fmt::format("{}", fmt::join(x, ","));
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+          return "";
+        else
+          return fmt::format("{}", x);
+      },
+      v);
+}
+
+// The accepted values, for --help: "INT in [1 - 4096]", "FLOAT,... each in [0 - 1e+06]".
+std::string range_text(const ScenarioKey& k) {
+  if (k.type == KeyType::Seed) return "UINT in [0 - 18446744073709551615]";
+  const bool integral = k.type == KeyType::Int || k.type == KeyType::IntList;
+  const std::string type = integral ? "INT" : "FLOAT";
+  const std::string range = fmt::format("[{:g} - {:g}]", k.lo, k.hi);
+  return is_list(k.type) ? type + ",... each in " + range : type + " in " + range;
+}
+
+CLI::Option* add_numeric_flag(CLI::App& cmd, Flag& f) {
+  const ScenarioKey& k = *f.key;
+  CLI::Validator parses(
+      [&k](std::string& text) {
+        try {
+          sim::parse_key_value(k, text);
+          return std::string();
+        } catch (const Error& e) {
+          return "'" + text + "' is " + e.what();
+        }
+      },
+      range_text(k));
+  CLI::Option* o = cmd.add_option(k.sim_flag(), f.text, k.help)->check(parses);
+  const bool integral = k.type == KeyType::Int || k.type == KeyType::IntList;
+  o->type_name(k.type == KeyType::Seed ? "UINT" : (integral ? "INT" : "FLOAT"));
+  // A list may be given once ("0,0,5") or piecewise (--nice 0 --nice 5); a number once.
+  if (!is_list(k.type)) o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  if (k.shows_default) o->default_str(value_text(f.value));
+  return o;
+}
+
+CLI::Option* add_flag(CLI::App& cmd, Flag& f) {
+  const ScenarioKey& k = *f.key;
+  if (is_numeric(k.type)) return add_numeric_flag(cmd, f);
+  const std::string name = k.sim_flag();
+  CLI::Option* o = nullptr;
+  switch (k.type) {
+    case KeyType::Text:
+      o = cmd.add_option(name, std::get<std::string>(f.value), k.help);
+      break;
+    case KeyType::Choice:
+      o = cmd.add_option(name, std::get<std::string>(f.value), k.help)
+              ->check(CLI::IsMember(k.choices));
+      break;
+    case KeyType::File:
+      o = cmd.add_option(name, std::get<std::string>(f.value), k.help)->check(CLI::ExistingFile);
+      break;
+    case KeyType::Switch:
+      o = cmd.add_flag(name, std::get<bool>(f.value), k.help);
+      break;
+    case KeyType::PerWorkload:
+      o = cmd.add_option(name, std::get<std::vector<std::string>>(f.value), k.help);
+      break;
+    default:
+      break;
+  }
+  if (k.shows_default) o->capture_default_str();
+  return o;
+}
+
+// The flag's value: the numeric keys' text read once more (the validator accepted it).
+KeyValue flag_value(const Flag& f) {
+  const ScenarioKey& k = *f.key;
+  if (k.type == KeyType::Switch) return k.flag_sets;
+  if (!is_numeric(k.type)) return f.value;
+  return sim::parse_key_value(k, fmt::format("{}", fmt::join(f.text, ",")));
+}
+
+int run_sim(const std::vector<Flag>& flags) {
+  sim::ScenarioConfig sc = default_config();
+  for (const Flag& f : flags)  // in registry order: the preset before its feature overrides
+    if (f.option->count() > 0) f.key->set(sc, flag_value(f));
+  const Params& p = sc.machine.params;
+  sc.machine.params = make_params(p.preset, p.hz, p.ncpus);
 
   const sim::ScenarioResult r = sim::run_scenario(sc);
   const sim::MachineStats& st = r.stats;
+  const sim::MachineConfig& m = sc.machine;
+  const std::string policy(sim::policy_name(m.policy));
   fmt::print("{}", r.report);
   fmt::print(
-      "\nvlag sim: {} CPUs, policy {}, HZ {}, placement {}, balance {}, seed {}: {:.3f} "
+      "\nvlag sim: {} CPU{}, policy {}, HZ {}, placement {}, balance {}, seed {}: {:.3f} "
       "s simulated, {} events, {} runqueue operations, {} context switches, {} migrations ({} by "
       "load balancing), {} wakeups by tasks ({} onto another CPU than the waker's)\n",
-      o.cpus,
-      sim::is_cfs(sc.machine.policy) ? o.policy
-                                     : o.policy + " (preset " + sc.machine.params.preset.name + ")",
-      o.hz, o.placement,
-      o.no_balance ? "off" : fmt::format("every {} ticks + newidle", o.balance_ticks), o.seed,
+      m.params.ncpus, m.params.ncpus == 1 ? "" : "s",
+      sim::is_cfs(m.policy) ? policy : policy + " (preset " + m.params.preset.name + ")",
+      m.params.hz, sim::placement_name(m.placement),
+      m.balance ? fmt::format("every {} ticks + newidle", m.balance_interval_ticks) : "off", m.seed,
       static_cast<double>(st.end_ns) / 1e9, st.events, st.operations, st.switches, st.migrations,
       st.balance_migrations, st.wakeups, st.cross_cpu_wakeups);
-  if (!o.trace_dir.empty())
-    fmt::print("traces: {}/cpu0.jsonl .. cpu{}.jsonl (check each with vlag check)\n", o.trace_dir,
-               o.cpus - 1);
+  if (!m.trace_dir.empty())
+    fmt::print("traces: {}/cpu0.jsonl .. cpu{}.jsonl (check each with vlag check)\n", m.trace_dir,
+               m.params.ncpus - 1);
   return 0;
-}
-
-std::string workload_help() {
-  std::string names;
-  for (const std::string& n : sim::workload_names()) names += (names.empty() ? "" : ", ") + n;
-  return "Workload: " + names + "; several joined by '+' (hackbench+cyclictest) run together";
 }
 
 }  // namespace
 
 void add_sim_command(CLI::App& app, int& exit_code) {
-  auto o = std::make_shared<SimOptions>();
+  const sim::ScenarioConfig base = default_config();
+  auto flags = std::make_shared<std::vector<Flag>>();
+  for (const ScenarioKey& k : sim::scenario_keys())
+    flags->push_back({&k, initial_value(k, base), {}, nullptr});
   CLI::App* cmd = app.add_subcommand(
       "sim",
       "Runs workloads (hogs, cyclictest-, hackbench-, schbench-like, rt-app) on simulated CPUs");
-  cmd->add_option("--workload", o->workload, workload_help())->capture_default_str();
-  cmd->add_option("--cpus", o->cpus, "CPUs")->check(CLI::Range(1, 4096))->capture_default_str();
-  cmd->add_option("--preset", o->preset, "Preset (linux-6.18, linux-6.12, linux-6.6)")
-      ->capture_default_str();
-  cmd->add_option("--features", o->features, "Feature overrides: NAME,-NAME,...");
-  cmd->add_option("--hz", o->hz, "Timer tick frequency")
-      ->check(CLI::Range(100, 1000))
-      ->capture_default_str();
-  cmd->add_option("--seconds", o->seconds,
-                  "Simulated time (a limit for workloads that end by themselves)")
-      ->check(CLI::Range(0.001, 3600.0))
-      ->capture_default_str();
-  cmd->add_option("--jitter", o->jitter,
-                  "Scale every burst by a factor drawn from [1-J, 1+J] (seeded; 0: exact)")
-      ->check(CLI::Range(0.0, 0.5))
-      ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Random seed: the same seed gives the same run")
-      ->capture_default_str();
-  cmd->add_option("--placement", o->placement, "Wakeup CPU placement: prev, idle or sis-short")
-      ->check(CLI::IsMember({"prev", "idle", "sis-short"}))
-      ->capture_default_str();
-  cmd->add_option("--policy", o->policy,
-                  "Scheduling policy: eevdf, eevdf-latency-nice, no-same-prio-preempt, cfs or "
-                  "cfs-latency-nice")
-      ->check(CLI::IsMember(sim::policy_names()))
-      ->capture_default_str();
-  cmd->add_flag("--no-balance", o->no_balance, "Turn load balancing (newidle and periodic) off");
-  cmd->add_option("--balance-ticks", o->balance_ticks, "Periodic load balance every N ticks")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("--switch-cost-us", o->switch_cost_us, "Context-switch cost, us")
-      ->check(CLI::Range(0.0, 1000.0))
-      ->capture_default_str();
-  cmd->add_option("--trace-dir", o->trace_dir, "Write one trace per CPU into DIR/cpuN.jsonl");
-  cmd->add_option("--tasks", o->tasks, "hogs: count; cyclictest: threads (default: one per CPU)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--hogs", o->hogs,
-                  "Background CPU hogs, group 'background' (default: one per CPU under a lone "
-                  "cyclictest, else none)")
-      ->check(CLI::Range(0, 100000));
-  cmd->add_option("--groups", o->groups, "hackbench: groups (-g)")
-      ->check(CLI::Range(1, 10000))
-      ->capture_default_str();
-  cmd->add_option("--fds", o->fds, "hackbench: senders (and receivers) per group")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  cmd->add_option("--loops", o->loops, "hackbench: messages per sender to each receiver (-l)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  cmd->add_flag("-T,--thread", o->threads, "hackbench: threads instead of processes");
-  cmd->add_option("--pipe-bytes", o->pipe_bytes, "hackbench: a pipe's buffer, bytes")
-      ->check(CLI::Range(int64_t{100}, int64_t{1} << 30))
-      ->capture_default_str();
-  cmd->add_option("--interval-us", o->interval_us, "cyclictest: timer interval (-i), us")
-      ->check(CLI::Range(1.0, 1e7))
-      ->capture_default_str();
-  cmd->add_option("--distance-us", o->distance_us, "cyclictest: thread distance (-d), us")
-      ->check(CLI::Range(0.0, 1e7))
-      ->capture_default_str();
-  cmd->add_option("--cyclictest-loops", o->cyclictest_loops,
-                  "cyclictest: cycles per thread (-l); 0: until --seconds")
-      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
-      ->capture_default_str();
-  cmd->add_option("--histogram", o->histogram, "cyclictest: histogram of N 1-us buckets (-h)")
-      ->check(CLI::Range(0, 1'000'000));
-  cmd->add_option("--message-threads", o->message_threads, "schbench: message threads (-m)")
-      ->check(CLI::Range(1, 10000))
-      ->capture_default_str();
-  cmd->add_option("--workers", o->workers,
-                  "schbench: workers per message thread (-t; default: CPUs / message threads)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--sleep-us", o->sleep_us, "schbench: sleep per request (-s), us")
-      ->check(CLI::Range(0.0, 1e7))
-      ->capture_default_str();
-  cmd->add_option("--request-us", o->request_us, "schbench: CPU time per request, us")
-      ->check(CLI::Range(0.001, 1e7))
-      ->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "schbench: seconds of statistics dropped (-w)")
-      ->check(CLI::Range(0.0, 3600.0))
-      ->capture_default_str();
-  cmd->add_option("--rtapp", o->rtapp, "rtapp: the rt-app JSON description (docs/rt-app.md)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--nice", o->nice, "Nice per task, a list cycled over each workload's tasks")
-      ->delimiter(',')
-      ->check(CLI::Range(-20, 19));
-  cmd->add_option("--slice-us", o->slice_us,
-                  "Custom slice per task in us (0: base slice), a list cycled over the tasks")
-      ->delimiter(',')
-      ->check(CLI::Range(0.0, 1e6));
-  cmd->add_option("--latency-nice", o->latency_nice,
-                  "latency_nice per task (used by --policy eevdf-latency-nice and "
-                  "cfs-latency-nice), a list cycled "
-                  "over the tasks")
-      ->delimiter(',')
-      ->check(CLI::Range(-20, 19));
-  cmd->add_option("--group", o->group,
-                  "A group's settings, GROUP:nice=N,slice_us=N,latency_nice=N (groups: the "
-                  "workload names and 'background'); repeatable");
-  cmd->callback([o, &exit_code] { exit_code = run_sim(*o); });
+  std::vector<Flag*> order;
+  for (const std::string_view name : kHelpOrder)
+    for (Flag& f : *flags)
+      if (f.key->name == name) order.push_back(&f);
+  for (Flag& f : *flags)
+    if (std::find(order.begin(), order.end(), &f) == order.end()) order.push_back(&f);
+  for (Flag* f : order) f->option = add_flag(*cmd, *f);
+  cmd->callback([flags, &exit_code] { exit_code = run_sim(*flags); });
 }
 
 }  // namespace vlag::cli

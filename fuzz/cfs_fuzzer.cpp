@@ -1,4 +1,4 @@
-// Fuzz target: the CFS runqueue (sim/cfs, SPEC.md §8) on decoded operation sequences, plain or
+// Fuzz target: the CFS runqueue (cfs/, SPEC.md §8) on decoded operation sequences, plain or
 // with the latency-nice series (the first byte's low bit), with latency_nice values from the
 // case's slices. After every operation its own accounting must agree (queued count, load,
 // min_vruntime monotonic, every queued task within the sleeper credit of min_vruntime); at the
@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cfs/runqueue.h"
 #include "checker/run.h"
 #include "fuzz/op_decoder.h"
-#include "sim/cfs/runqueue.h"
 #include "spec/cfs_policy.h"
 #include "spec/error.h"
 #include "trace/observer.h"
@@ -21,7 +21,7 @@ namespace {
   std::abort();
 }
 
-void check_accounting(const vlag::sim::cfs::Runqueue& rq, size_t ntasks, int64_t& min_v) {
+void check_accounting(const vlag::cfs::Runqueue& rq, size_t ntasks, int64_t& min_v) {
   using namespace vlag;
   if (rq.min_vruntime().value() < min_v) fail("min_vruntime went back");
   min_v = rq.min_vruntime().value();
@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   header.params = params;
   std::ostringstream out;
   trace::TraceObserver<int64_t> tracer(out, header);
-  sim::cfs::Runqueue rq(params, sim::cfs::CfsOptions{latency});
+  cfs::Runqueue rq(params, cfs::CfsOptions{latency});
   rq.set_observer(&tracer);
   for (size_t i = 0; i < c.tasks.size(); ++i) {
     const auto id = static_cast<TaskId>(i + 1);

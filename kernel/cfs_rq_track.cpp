@@ -7,13 +7,14 @@
 #include <limits>
 
 #include "kernel/starvation_bound.h"
+#include "spec/properties.h"
 
 namespace vlag::kernel {
 namespace {
 
-constexpr const char* kShare = "THM-SHARE";
-constexpr const char* kLag = "THM-LAG-BOUND-LINUX";
-constexpr const char* kStarvation = "INV-NO-STARVATION";
+constexpr const char* kShare = ids::kThmShare;
+constexpr const char* kLag = ids::kThmLagBoundLinux;
+constexpr const char* kStarvation = ids::kInvNoStarvation;
 
 // A weight known this closely takes part in the pair checks as it is (SPEC.md §6.2).
 bool tight(Range w) { return w.bounded() && w.hi - w.lo <= 0.02 * w.lo; }

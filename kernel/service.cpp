@@ -15,6 +15,7 @@
 #include "kernel/group_weight.h"
 #include "kernel/verdict_book.h"
 #include "spec/features.h"
+#include "spec/properties.h"
 #include "spec/weights.h"
 
 namespace vlag::kernel {

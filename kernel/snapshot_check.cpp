@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "spec/properties.h"
 #include "spec/weights.h"
 
 namespace vlag::kernel {
@@ -206,8 +207,9 @@ class Checker {
           has_v_list = false;
         }
       } else {
-        add("SNAP-AVG-VRUNTIME", Verdict::Inconclusive, set_why, rq.fields.at("avg_vruntime").line,
-            where(rq, nullptr), "the queued set is not known: " + set_note);
+        add(ids::kSnapAvgVruntime, Verdict::Inconclusive, set_why,
+            rq.fields.at("avg_vruntime").line, where(rq, nullptr),
+            "the queued set is not known: " + set_note);
       }
     }
     for (const Queued& e : q) {
@@ -221,7 +223,7 @@ class Checker {
           fair_prio(*t.prio) &&
           (*t.deadline_ns <= 0 ||
            *t.deadline_ns > (*t.slice_ns * kNice0Weight) / nice_to_weight(*t.prio - 120) + 1))
-        add("SNAP-DEADLINE", Verdict::Inconclusive, Reason::UnlockedSnapshotRead, t.line,
+        add(ids::kSnapDeadline, Verdict::Inconclusive, Reason::UnlockedSnapshotRead, t.line,
             where(rq, &t),
             "never run and vruntime " + ns(*t.vruntime_ns) +
                 ": listed between fork and its first "
@@ -249,22 +251,22 @@ class Checker {
                             " queued entities is " + ns(expect) + " (off by " + ns(avg - expect) +
                             ")";
     if (expect == avg) {
-      add("SNAP-AVG-VRUNTIME", Verdict::Held, {}, line, where(rq, nullptr), "");
+      add(ids::kSnapAvgVruntime, Verdict::Held, {}, line, where(rq, nullptr), "");
     } else if (inferred) {
-      add("SNAP-AVG-VRUNTIME", Verdict::Inconclusive, Reason::QueuedSetUnknown, line,
+      add(ids::kSnapAvgVruntime, Verdict::Inconclusive, Reason::QueuedSetUnknown, line,
           where(rq, nullptr), msg + "; the delayed sleepers of this cfs_rq were guessed");
     } else if (running && (running->row == nullptr || avg < expect)) {
       // The running entity's vruntime only grows, and its row (or, for a group entity, its
       // section) is printed at another moment than avg_vruntime.
       const int at = running->row ? running->row->line : 0;
-      add("SNAP-AVG-VRUNTIME", Verdict::Inconclusive, Reason::UnlockedSnapshotRead, line,
+      add(ids::kSnapAvgVruntime, Verdict::Inconclusive, Reason::UnlockedSnapshotRead, line,
           where(rq, nullptr),
           msg + "; the running " +
               (running->row ? "task's row (line " + std::to_string(at) + ")"
                             : std::string("group entity's section")) +
               " was printed at another moment and its vruntime may have advanced between");
     } else {
-      add("SNAP-AVG-VRUNTIME", Verdict::Violated, {}, line, where(rq, nullptr), msg);
+      add(ids::kSnapAvgVruntime, Verdict::Violated, {}, line, where(rq, nullptr), msg);
     }
     return expect;
   }
@@ -281,17 +283,17 @@ class Checker {
                             (by_avg ? " <= " : " > ") + "avg_vruntime " + ns(avg) + " (line " +
                             std::to_string(rq.fields.at("avg_vruntime").line) + ")";
     if (flag == by_avg) {
-      add("SNAP-ELIGIBLE", Verdict::Held, {}, e.row->line, where(rq, e.row), "");
+      add(ids::kSnapEligible, Verdict::Held, {}, e.row->line, where(rq, e.row), "");
     } else if (has_v_list && (e.vruntime <= v_list) == flag && v_list != avg) {
-      add("SNAP-ELIGIBLE", Verdict::Inconclusive, Reason::UnlockedSnapshotRead, e.row->line,
+      add(ids::kSnapEligible, Verdict::Inconclusive, Reason::UnlockedSnapshotRead, e.row->line,
           where(rq, e.row),
           msg + "; against the average of the rows, " + ns(v_list) +
               ", it holds: V moved between the cfs_rq lines and this row");
     } else if (!set_note.empty()) {
-      add("SNAP-ELIGIBLE", Verdict::Inconclusive, set_why, e.row->line, where(rq, e.row),
+      add(ids::kSnapEligible, Verdict::Inconclusive, set_why, e.row->line, where(rq, e.row),
           msg + "; " + set_note);
     } else {
-      add("SNAP-ELIGIBLE", Verdict::Violated, {}, e.row->line, where(rq, e.row), msg);
+      add(ids::kSnapEligible, Verdict::Violated, {}, e.row->line, where(rq, e.row), msg);
     }
   }
 
@@ -302,7 +304,7 @@ class Checker {
     const int64_t vslice = (*e.row->slice_ns * kNice0Weight + e.weight - 1) / e.weight + 1;
     const bool low_ok = rest > 0 || e.row->current;  // curr may overrun until update_curr
     const bool held = low_ok && rest <= vslice;
-    add("SNAP-DEADLINE", held ? Verdict::Held : Verdict::Violated, {}, e.row->line,
+    add(ids::kSnapDeadline, held ? Verdict::Held : Verdict::Violated, {}, e.row->line,
         where(rq, e.row), "deadline - vruntime = " + ns(rest) + ", virtual slice " + ns(vslice));
   }
 
@@ -327,18 +329,18 @@ class Checker {
     const std::string msg =
         "left_deadline " + ns(*left) + " but the least queued deadline is " + ns(*least);
     if (*least == *left) {
-      add("SNAP-LEFT-DEADLINE", Verdict::Held, {}, line, where(rq, nullptr), "");
+      add(ids::kSnapLeftDeadline, Verdict::Held, {}, line, where(rq, nullptr), "");
     } else if (curr && curr->deadline == *left) {
-      add("SNAP-LEFT-DEADLINE", Verdict::Inconclusive, Reason::UnlockedSnapshotRead, line,
+      add(ids::kSnapLeftDeadline, Verdict::Inconclusive, Reason::UnlockedSnapshotRead, line,
           where(rq, nullptr),
           msg + "; it is the deadline of the running task (line " +
               std::to_string(curr->row->line) +
               "): the leftmost was picked between the cfs_rq lines and the task list");
     } else if (!set_note.empty()) {
-      add("SNAP-LEFT-DEADLINE", Verdict::Inconclusive, set_why, line, where(rq, nullptr),
+      add(ids::kSnapLeftDeadline, Verdict::Inconclusive, set_why, line, where(rq, nullptr),
           msg + "; " + set_note);
     } else {
-      add("SNAP-LEFT-DEADLINE", Verdict::Violated, {}, line, where(rq, nullptr), msg);
+      add(ids::kSnapLeftDeadline, Verdict::Violated, {}, line, where(rq, nullptr), msg);
     }
   }
 

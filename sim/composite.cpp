@@ -4,8 +4,8 @@
 
 namespace vlag::sim {
 
-void Composite::add(std::string group, std::unique_ptr<Benchmark> bench) {
-  parts_.push_back({std::move(group), std::move(bench)});
+void Composite::add(std::string workload, std::unique_ptr<Benchmark> bench) {
+  parts_.push_back({std::move(workload), std::move(bench)});
 }
 
 void Composite::start(Machine& m) {

@@ -15,13 +15,13 @@ namespace vlag::sim {
 class Composite : public Workload {
  public:
   struct Part {
-    std::string group;  // the name its tasks' group carries ("hackbench", "background", ...)
+    std::string workload;  // the name its tasks carry ("hackbench", "background", ...)
     std::unique_ptr<Benchmark> bench;
     int64_t first_id = 0;  // the task ids it created: [first_id, end_id)
     int64_t end_id = 0;
   };
 
-  void add(std::string group, std::unique_ptr<Benchmark> bench);
+  void add(std::string workload, std::unique_ptr<Benchmark> bench);
   void start(Machine& m) override;
   int64_t burst_done(Machine& m, Task& t) override;
   void timer(Machine& m, Task& t) override;

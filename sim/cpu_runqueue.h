@@ -1,6 +1,6 @@
 // The per-CPU runqueue as the machine sees it: a small virtual interface, so that one machine
 // runs EEVDF (optimized::Runqueue) or any other scheduling class with the same duck-typed API
-// (vlag::sim::cfs::Runqueue plugs in through the same adapter). The machine never looks at
+// (vlag::cfs::Runqueue plugs in through the same adapter). The machine never looks at
 // virtual times: it applies SPEC.md operations, reads who runs, and moves tasks between CPUs as
 // Migrants whose saved lag is an integer count of virtual ns (Linux's s64 se->vlag). The exact
 // reference runqueue plugs in too; its lags are rationals with no exact s64 form, so it refuses
@@ -45,6 +45,8 @@ class CpuRunqueue {
   virtual void set_latency_nice(TaskId id, int latency_nice) = 0;
   /// Writes every operation from now on to out as a trace (spec/TRACE.md) under header h.
   virtual void trace_to(std::ostream& out, const trace::Header& h) = 0;
+  /// Hands every operation from now on to sink as its trace event, numbered as CPU `cpu`.
+  virtual void report_to(trace::EventSink& sink, int cpu) = 0;
 };
 
 /// The virtual-time type of a runqueue class: that of the saved lag its migrants carry.
@@ -100,6 +102,10 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
     tracer_ = std::make_unique<trace::TraceObserver<Num>>(out, h);
     add_observer(tracer_.get());
   }
+  void report_to(trace::EventSink& sink, int cpu) override {
+    sinks_.push_back(std::make_unique<trace::SinkObserver<Num>>(sink, cpu));
+    add_observer(sinks_.back().get());
+  }
 
   /// Reports every operation from now on to o as well (o must outlive the runqueue's use). A
   /// runqueue nobody observes builds no events.
@@ -136,6 +142,7 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
   Rq rq_;
   FanOut fan_out_;
   std::unique_ptr<trace::TraceObserver<Num>> tracer_;
+  std::vector<std::unique_ptr<trace::SinkObserver<Num>>> sinks_;
 };
 
 }  // namespace vlag::sim

@@ -72,7 +72,7 @@ DemoReport run_demo(const Params& params, const std::vector<DemoTask>& tasks, in
     demands.push_back(
         s.period_ns > 0 ? static_cast<double>(s.work_ns) / static_cast<double>(s.period_ns) : 1.0);
   }
-  const std::vector<double> ideal = ideal_shares(weights, demands);
+  const std::vector<double> ideal = stats::ideal_shares(weights, demands);
   for (size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = *m.tasks()[i];
     const LagExtremes lag = probe.lag(t.id);
@@ -86,7 +86,7 @@ DemoReport run_demo(const Params& params, const std::vector<DemoTask>& tasks, in
     tr.min_lag_ns = lag.min_ns;
     tr.max_lag_ns = lag.max_ns;
     // A hog's only wakeup is its start at time 0: not a latency the demo reports.
-    if (tasks[i].period_ns > 0) tr.wakeup = summarize(probe.wakeup_latencies(t.id));
+    if (tasks[i].period_ns > 0) tr.wakeup = stats::summarize(probe.wakeup_latencies(t.id));
     tr.overruns = workload.overruns()[i];
     r.tasks.push_back(tr);
   }

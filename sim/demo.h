@@ -10,9 +10,9 @@
 
 #include "reference/runqueue.h"
 #include "sim/machine.h"
-#include "sim/stats.h"
 #include "spec/features.h"
 #include "spec/observer.h"
+#include "stats/stats.h"
 
 namespace vlag::sim {
 
@@ -54,8 +54,8 @@ struct DemoTaskReport {
   double ideal_share = 0;  // ideal_shares() with demand work/period (1 for hogs)
   double min_lag_ns = 0;   // extremes of lag_i = w_i(V - v_i)/N while queued, ns of service
   double max_lag_ns = 0;
-  LatencySummary wakeup;  // wakeup → first run after it (exact samples, sim/demo_probe.h)
-  int64_t overruns = 0;   // activations that found the previous one unfinished
+  stats::LatencySummary wakeup;  // wakeup → first run after it (exact samples, sim/demo_probe.h)
+  int64_t overruns = 0;          // activations that found the previous one unfinished
 };
 
 struct DemoReport {

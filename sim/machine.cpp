@@ -40,6 +40,10 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
 
 Machine::~Machine() = default;
 
+void Machine::report_to(trace::EventSink& sink) {
+  for (int c = 0; c < ncpus(); ++c) rq(c).report_to(sink, c);
+}
+
 Task& Machine::add_task(const TaskAttrs& attrs, int c) {
   auto t = std::make_unique<Task>();
   t->attrs = attrs;

@@ -18,6 +18,7 @@
 #include "sim/policy.h"
 #include "sim/task.h"
 #include "spec/features.h"
+#include "trace/observer.h"
 
 namespace vlag::sim {
 
@@ -90,6 +91,9 @@ class Machine {
   const Params& params() const { return config_.params; }
   /// CPU c's runqueue, for observers (sim/demo_probe.h) and reports.
   CpuRunqueue& runqueue(int c) { return rq(c); }
+  /// Hands every CPU's events from now on to sink as trace events, each with its CPU: the
+  /// stream --trace-dir writes, without the files (the sink must outlive the run).
+  void report_to(trace::EventSink& sink);
 
  private:
   Cpu& cpu(int c) { return *cpus_[static_cast<size_t>(c)]; }

@@ -2,16 +2,28 @@
 
 #include <string>
 
+#include "sim/name_table.h"
 #include "spec/error.h"
 
 namespace vlag::sim {
+namespace {
+
+constexpr NameTable<Placement, 3> kPlacements = {{
+    {Placement::Prev, "prev"},
+    {Placement::Idle, "idle"},
+    {Placement::SisShort, "sis-short"},
+}};
+
+}  // namespace
 
 Placement placement_by_name(std::string_view name) {
-  if (name == "prev") return Placement::Prev;
-  if (name == "idle") return Placement::Idle;
-  if (name == "sis-short") return Placement::SisShort;
+  if (const auto p = value_named(kPlacements, name)) return *p;
   throw Error("unknown placement '" + std::string(name) + "' (prev, idle or sis-short)");
 }
+
+std::string_view placement_name(Placement p) { return name_of(kPlacements, p); }
+
+std::vector<std::string> placement_names() { return names_of(kPlacements); }
 
 int place_wakeup(Placement p, const WakeupSite& site, const std::vector<CpuLoad>& cpus) {
   const int n = static_cast<int>(cpus.size());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +18,8 @@ enum class Placement : uint8_t {
 
 /// "prev", "idle" or "sis-short"; throws vlag::Error otherwise.
 Placement placement_by_name(std::string_view name);
+std::string_view placement_name(Placement p);
+std::vector<std::string> placement_names();
 
 /// What placement sees of one CPU.
 struct CpuLoad {

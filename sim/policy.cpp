@@ -1,42 +1,34 @@
 #include "sim/policy.h"
 
+#include "cfs/runqueue.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
-#include "sim/cfs/runqueue.h"
+#include "sim/name_table.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
 namespace vlag::sim {
 namespace {
 
-constexpr std::pair<Policy, std::string_view> kPolicies[] = {
+constexpr NameTable<Policy, 5> kPolicies = {{
     {Policy::Eevdf, "eevdf"},
     {Policy::EevdfLatencyNice, "eevdf-latency-nice"},
     {Policy::NoSamePrioPreempt, "no-same-prio-preempt"},
     {Policy::Cfs, "cfs"},
     {Policy::CfsLatencyNice, "cfs-latency-nice"},
-};
+}};
 
 }  // namespace
 
 Policy policy_by_name(std::string_view name) {
-  for (const auto& [p, n] : kPolicies)
-    if (n == name) return p;
+  if (const auto p = value_named(kPolicies, name)) return *p;
   throw Error("unknown policy '" + std::string(name) +
               "' (eevdf, eevdf-latency-nice, no-same-prio-preempt, cfs or cfs-latency-nice)");
 }
 
-std::string_view policy_name(Policy p) {
-  for (const auto& [q, n] : kPolicies)
-    if (q == p) return n;
-  return "?";
-}
+std::string_view policy_name(Policy p) { return name_of(kPolicies, p); }
 
-std::vector<std::string> policy_names() {
-  std::vector<std::string> names;
-  for (const auto& [p, n] : kPolicies) names.emplace_back(n);
-  return names;
-}
+std::vector<std::string> policy_names() { return names_of(kPolicies); }
 
 bool is_cfs(Policy p) { return p == Policy::Cfs || p == Policy::CfsLatencyNice; }
 

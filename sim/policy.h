@@ -7,7 +7,7 @@
 //                         (P. Zijlstra's 2023 latency-nice series);
 //   no-same-prio-preempt  no wakeup preemption between two SCHED_OTHER tasks of equal priority
 //                         ("sched/fair: Do not wakeup-preempt same-prio SCHED_OTHER tasks");
-//   cfs                   the pre-6.6 fair class (sim/cfs/, SPEC.md §8), not EEVDF;
+//   cfs                   the pre-6.6 fair class (cfs/, SPEC.md §8), not EEVDF;
 //   cfs-latency-nice      cfs with the v9 latency-nice series: TaskAttrs::latency_nice is the
 //                         task's latency_nice there.
 #pragma once

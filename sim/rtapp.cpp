@@ -6,8 +6,8 @@
 
 namespace vlag::sim {
 
-RtApp::RtApp(RtAppConfig config, std::string group, std::vector<GroupSettings> settings)
-    : config_(std::move(config)), group_(std::move(group)), settings_(std::move(settings)) {}
+RtApp::RtApp(RtAppConfig config, std::string workload, std::vector<WorkloadSettings> settings)
+    : config_(std::move(config)), workload_(std::move(workload)), settings_(std::move(settings)) {}
 
 bool RtApp::ends_by_itself() const {
   return std::all_of(config_.tasks.begin(), config_.tasks.end(),
@@ -25,7 +25,7 @@ void RtApp::start(Machine& m) {
     own.nice = {spec.nice};
     own.slice_ns = {spec.slice_ns};
     own.latency_nice = {spec.latency_nice};
-    const TaskOptions options = own.for_group(group_, settings_);
+    const TaskOptions options = own.for_workload(workload_, settings_);
     for (int i = 0; i < spec.instances; ++i) {
       const std::string name = spec.instances > 1 ? fmt::format("{}-{}", spec.name, i) : spec.name;
       Task& t = m.add_task(options.attrs(name, 0),

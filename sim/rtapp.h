@@ -31,9 +31,9 @@ struct RtAppThreadStats {
 
 class RtApp : public Benchmark {
  public:
-  /// `group` names the tasks' group; the description's own nice, slice and latency_nice come
-  /// first, then the group's settings replace them.
-  RtApp(RtAppConfig config, std::string group, std::vector<GroupSettings> settings);
+  /// `workload` names the tasks' workload; the description's own nice, slice and latency_nice
+  /// come first, then the workload's settings replace them.
+  RtApp(RtAppConfig config, std::string workload, std::vector<WorkloadSettings> settings);
   void start(Machine& m) override;
   int64_t burst_done(Machine& m, Task& t) override;
   void timer(Machine& m, Task& t) override;
@@ -65,8 +65,8 @@ class RtApp : public Benchmark {
   void begin_loop(Machine& m, Instance& in);
 
   RtAppConfig config_;
-  std::string group_;
-  std::vector<GroupSettings> settings_;
+  std::string workload_;
+  std::vector<WorkloadSettings> settings_;
   std::vector<Instance> instances_;
   std::map<std::string, int64_t> shared_timers_;  // ref → next expiry
   int64_t first_id_ = 0;

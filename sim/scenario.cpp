@@ -26,7 +26,7 @@ std::unique_ptr<Benchmark> make(const std::string& name, const ScenarioConfig& c
   }
   if (name == "hackbench") {
     HackbenchConfig hc;
-    hc.groups = c.groups;
+    hc.groups = c.hackbench_groups;
     hc.fds = c.fds;
     hc.loops = c.loops;
     hc.threads = c.hackbench_threads;
@@ -40,7 +40,26 @@ std::unique_ptr<Benchmark> make(const std::string& name, const ScenarioConfig& c
     return std::make_unique<Schbench>(sc);
   }
   if (c.rtapp_file.empty()) throw Error("workload rtapp needs an rt-app JSON file");
-  return std::make_unique<RtApp>(load_rtapp(c.rtapp_file), "rtapp", c.group_settings);
+  return std::make_unique<RtApp>(load_rtapp(c.rtapp_file), "rtapp", c.workload_settings);
+}
+
+// Settings that reach no task of this run are mistakes, not no-ops: a --group for a workload the
+// run does not have, an rt-app file without the rtapp workload.
+void require_targets(const ScenarioConfig& c, const std::vector<std::string>& names, int hogs) {
+  std::string present;
+  for (const std::string& n : names) present += (present.empty() ? "" : ", ") + n;
+  if (hogs > 0) present += ", background";
+  for (const WorkloadSettings& g : c.workload_settings) {
+    const bool found = g.workload == "background"
+                           ? hogs > 0
+                           : std::find(names.begin(), names.end(), g.workload) != names.end();
+    if (!found)
+      throw Error("--group " + g.workload + ": no workload '" + g.workload +
+                  "' in this run (its workloads: " + present + ")");
+  }
+  if (!c.rtapp_file.empty() && std::find(names.begin(), names.end(), "rtapp") == names.end())
+    throw Error("--rtapp " + c.rtapp_file + " is for the rtapp workload, and --workload is '" +
+                c.workload + "' (add rtapp: --workload rtapp)");
 }
 
 }  // namespace
@@ -70,17 +89,19 @@ std::vector<std::string> workload_names() {
   return {"hogs", "cyclictest", "hackbench", "schbench", "rtapp"};
 }
 
-ScenarioResult run_scenario(const ScenarioConfig& c) {
+ScenarioResult run_scenario(const ScenarioConfig& c, trace::EventSink* events) {
   const std::vector<std::string> names = split_workloads(c.workload);
-  Composite w;
-  for (const std::string& name : names)
-    w.add(name, make(name, c, c.options.for_group(name, c.group_settings)));
   const int ncpus = c.machine.params.ncpus;
   const int hogs =
       c.hogs >= 0 ? c.hogs : (names == std::vector<std::string>{"cyclictest"} ? ncpus : 0);
+  require_targets(c, names, hogs);
+  Composite w;
+  for (const std::string& name : names)
+    w.add(name, make(name, c, c.options.for_workload(name, c.workload_settings)));
   if (hogs > 0)
-    w.add("background", std::make_unique<Hogs>(
-                            hogs, TaskOptions{}.for_group("background", c.group_settings), "bg"));
+    w.add("background",
+          std::make_unique<Hogs>(
+              hogs, TaskOptions{}.for_workload("background", c.workload_settings), "bg"));
 
   // rt-app's global duration ends the whole run, as rt-app kills its threads then.
   int64_t limit = c.limit_ns;
@@ -89,10 +110,11 @@ ScenarioResult run_scenario(const ScenarioConfig& c) {
       limit = std::min(limit, rt->duration_ns());
 
   Machine m(c.machine);
+  if (events) m.report_to(*events);
   ScenarioResult r;
   r.stats = m.run(w, limit);
   for (const Composite::Part& p : w.parts()) {
-    if (p.group == "background") continue;  // load, not a tool with output
+    if (p.workload == "background") continue;  // load, not a tool with output
     if (!r.report.empty()) r.report += "\n";
     r.report += p.bench->report(r.stats);
     for (Metric& metric : p.bench->metrics(r.stats)) r.metrics.push_back(std::move(metric));
@@ -103,7 +125,7 @@ ScenarioResult run_scenario(const ScenarioConfig& c) {
   r.metrics.push_back({"cross_cpu_wakeups", "count", static_cast<double>(r.stats.cross_cpu_wakeups),
                        Better::Lower});
   for (const auto& t : m.tasks())
-    r.tasks.push_back({t->attrs.name, t->attrs.group, t->cpu, t->attrs.nice, t->attrs.slice_ns,
+    r.tasks.push_back({t->attrs.name, t->attrs.workload, t->cpu, t->attrs.nice, t->attrs.slice_ns,
                        t->attrs.latency_nice, t->runtime_ns, t->migrations, t->latency.histogram});
   return r;
 }

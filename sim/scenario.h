@@ -4,7 +4,7 @@
 // same config (seed included) gives the same result.
 //
 // `workload` names one benchmark or several joined by '+' ("hackbench+cyclictest"); each one's
-// tasks form a group named after it, and background hogs (`hogs`) form the group "background".
+// tasks carry its name as their workload, and background hogs (`hogs`) carry "background".
 #pragma once
 
 #include <cstdint>
@@ -25,10 +25,10 @@ struct ScenarioConfig {
   std::string workload = "hogs";  // see workload_names(), or several joined by '+'
   int64_t limit_ns = 10'000'000'000;
   TaskOptions options;  // the workloads' own tasks (not background hogs), cycled per workload
-  std::vector<GroupSettings> group_settings;  // per-group nice / slice / latency_nice
-  int tasks = 0;                              // hogs: count; cyclictest: threads; 0: one per CPU
-  int hogs = -1;    // background hogs; -1: one per CPU under a lone cyclictest, else none
-  int groups = 10;  // hackbench
+  std::vector<WorkloadSettings> workload_settings;  // per workload: nice / slice / latency_nice
+  int tasks = 0;              // hogs: count; cyclictest: threads; 0: one per CPU
+  int hogs = -1;              // background hogs; -1: one per CPU under a lone cyclictest, else none
+  int hackbench_groups = 10;  // hackbench -g: its sender/receiver groups
   int fds = 20;
   int loops = 100;
   bool hackbench_threads = false;  // -T: the output says threads
@@ -41,7 +41,7 @@ struct ScenarioConfig {
 /// What one task did, for tables and plots.
 struct TaskSummary {
   std::string name;
-  std::string group;
+  std::string workload;
   int cpu = 0;
   int nice = 0;
   int64_t slice_ns = 0;
@@ -65,8 +65,10 @@ std::vector<std::string> workload_names();
 /// naming an unknown or repeated one.
 std::vector<std::string> split_workloads(const std::string& spec);
 
-/// Runs the scenario; throws vlag::Error on an unknown workload, invalid sizes or a bad rt-app
-/// file.
-ScenarioResult run_scenario(const ScenarioConfig& config);
+/// Runs the scenario, handing every CPU's events to `events` if given (sim/machine.h
+/// report_to); throws vlag::Error on an unknown workload, invalid sizes, a bad rt-app file, or
+/// settings that reach no task (a group naming a workload the run lacks, an rt-app file without
+/// the rtapp workload).
+ScenarioResult run_scenario(const ScenarioConfig& config, trace::EventSink* events = nullptr);
 
 }  // namespace vlag::sim

@@ -39,7 +39,7 @@ struct TaskAttrs {
   int nice = 0;
   int64_t slice_ns = 0;  // custom slice (sched_attr.sched_runtime); 0: the base slice
   int latency_nice = 0;  // -20..19; turned into a slice or an offset by the run's policy
-  std::string group;     // the task group whose settings the task took ("" : none)
+  std::string workload;  // the workload whose task it is and whose settings it took ("": none)
 };
 
 struct Task {

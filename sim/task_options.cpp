@@ -27,19 +27,19 @@ int nice_value(const std::string& text, const std::string& where) {
 TaskAttrs TaskOptions::attrs(const std::string& name, size_t i) const {
   TaskAttrs a;
   a.name = name;
-  a.group = group;
+  a.workload = workload;
   if (!nice.empty()) a.nice = nice[i % nice.size()];
   if (!slice_ns.empty()) a.slice_ns = slice_ns[i % slice_ns.size()];
   if (!latency_nice.empty()) a.latency_nice = latency_nice[i % latency_nice.size()];
   return a;
 }
 
-TaskOptions TaskOptions::for_group(const std::string& name,
-                                   const std::vector<GroupSettings>& all) const {
+TaskOptions TaskOptions::for_workload(const std::string& name,
+                                      const std::vector<WorkloadSettings>& all) const {
   TaskOptions o = *this;
-  o.group = name;
-  for (const GroupSettings& g : all) {
-    if (g.group != name) continue;
+  o.workload = name;
+  for (const WorkloadSettings& g : all) {
+    if (g.workload != name) continue;
     if (g.nice) o.nice = {*g.nice};
     if (g.slice_ns) o.slice_ns = {*g.slice_ns};
     if (g.latency_nice) o.latency_nice = {*g.latency_nice};
@@ -47,24 +47,24 @@ TaskOptions TaskOptions::for_group(const std::string& name,
   return o;
 }
 
-GroupSettings parse_group_settings(const std::string& text) {
+WorkloadSettings parse_workload_settings(const std::string& text) {
   const size_t colon = text.find(':');
   if (colon == std::string::npos || colon == 0)
     throw Error("--group '" + text +
                 "': expected GROUP:key=value,... (keys: nice, slice_us, "
                 "latency_nice)");
-  GroupSettings g;
-  g.group = text.substr(0, colon);
+  WorkloadSettings g;
+  g.workload = text.substr(0, colon);
   size_t pos = colon + 1;
   while (pos <= text.size()) {
     const size_t comma = std::min(text.find(',', pos), text.size());
     const std::string item = text.substr(pos, comma - pos);
     const size_t eq = item.find('=');
     if (eq == std::string::npos)
-      throw Error("--group " + g.group + ": '" + item + "' is not key=value");
+      throw Error("--group " + g.workload + ": '" + item + "' is not key=value");
     const std::string key = item.substr(0, eq);
     const std::string value = item.substr(eq + 1);
-    const std::string where = g.group + " " + key;
+    const std::string where = g.workload + " " + key;
     if (key == "nice") {
       g.nice = nice_value(value, where);
     } else if (key == "latency_nice") {
@@ -75,7 +75,7 @@ GroupSettings parse_group_settings(const std::string& text) {
         throw Error("--group " + where + ": the slice must be 0..1000000 us");
       g.slice_ns = us * 1000;
     } else {
-      throw Error("--group " + g.group + ": unknown key '" + key +
+      throw Error("--group " + g.workload + ": unknown key '" + key +
                   "' (nice, slice_us, latency_nice)");
     }
     pos = comma + 1;

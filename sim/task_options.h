@@ -1,7 +1,9 @@
 // Per-task attributes given on the command line as lists ("0,0,5"): task i takes element
 // i mod the list's length, so one value sets every task and a list sets them one by one.
-// A group's settings (`--group cyclictest:latency_nice=-20,slice_us=100`) replace the lists for
-// the tasks of that group: every task of the group takes the one value.
+// A workload's settings (`--group cyclictest:latency_nice=-20,slice_us=100`; the flag keeps its
+// name) replace the lists for the tasks of that workload: every task of it takes the one value.
+// A workload's tasks are those one workload of a scenario creates, named after it ("hackbench",
+// "cyclictest"; "background" for the hogs of --hogs); they are not a task group (cgroup).
 #pragma once
 
 #include <cstdint>
@@ -13,8 +15,8 @@
 
 namespace vlag::sim {
 
-struct GroupSettings {
-  std::string group;
+struct WorkloadSettings {
+  std::string workload;
   std::optional<int> nice;
   std::optional<int64_t> slice_ns;  // 0: the base slice
   std::optional<int> latency_nice;
@@ -24,15 +26,15 @@ struct TaskOptions {
   std::vector<int> nice;          // empty: 0
   std::vector<int64_t> slice_ns;  // empty: the base slice
   std::vector<int> latency_nice;  // empty: 0
-  std::string group;              // every task's group
+  std::string workload;           // every task's workload
   TaskAttrs attrs(const std::string& name, size_t i) const;
-  /// These options for the tasks of group `name`: the group's settings (those whose group is
+  /// These options for the tasks of workload `name`: its settings (those whose workload is
   /// `name`, later ones winning) replace the lists they give.
-  TaskOptions for_group(const std::string& name, const std::vector<GroupSettings>& all) const;
+  TaskOptions for_workload(const std::string& name, const std::vector<WorkloadSettings>& all) const;
 };
 
-/// Parses "GROUP:key=value,..." with keys nice, slice_us, latency_nice; throws vlag::Error
-/// naming the bad part.
-GroupSettings parse_group_settings(const std::string& text);
+/// Parses "WORKLOAD:key=value,..." (--group's value) with keys nice, slice_us, latency_nice;
+/// throws vlag::Error naming the bad part.
+WorkloadSettings parse_workload_settings(const std::string& text);
 
 }  // namespace vlag::sim

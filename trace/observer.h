@@ -98,6 +98,31 @@ Event trace_event(const vlag::Event<Num>& ev) {
   return e;
 }
 
+/// Takes a runqueue's events in the trace's own form, as they happen: what a trace file would
+/// hold, for consumers that want the numbers without writing and reading the text.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void on_event(const Event& e) = 0;
+};
+
+/// Hands every event of one CPU's runqueue to a sink as its trace event, with that CPU's number
+/// in the event's `cpu` field (spec/TRACE.md), so one sink can take a whole machine.
+template <class Num>
+class SinkObserver final : public Observer<Num> {
+ public:
+  SinkObserver(EventSink& sink, int cpu) : sink_(sink), cpu_(cpu) {}
+  void on_event(const vlag::Event<Num>& ev) override {
+    Event e = trace_event(ev);
+    e.cpu = cpu_;
+    sink_.on_event(e);
+  }
+
+ private:
+  EventSink& sink_;
+  int cpu_;
+};
+
 template <class Num>
 class TraceObserver : public Observer<Num> {
  public:

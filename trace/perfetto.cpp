@@ -7,8 +7,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "json/writer.h"
 #include "spec/weights.h"
-#include "trace/writer.h"
 
 namespace vlag::trace {
 namespace {
@@ -31,9 +31,15 @@ class Exporter {
  public:
   explicit Exporter(std::ostream& out) : out_(out) {}
 
+  // The events stream between "traceEvents":[ and the closing ]}, which end() writes.
   void begin(const Header& h) {
-    out_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":" << json_string(h.producer)
-         << ",\"preset\":" << json_string(h.params.preset.name) << "},\"traceEvents\":[";
+    out_ << json::Object()
+                .str("displayTimeUnit", "ns")
+                .object(
+                    "otherData",
+                    json::Object().str("producer", h.producer).str("preset", h.params.preset.name))
+                .text_before("traceEvents")
+         << '[';
   }
 
   void event(const Event& e) {
@@ -69,26 +75,29 @@ class Exporter {
            k == EventKind::Migrate || k == EventKind::Detach;
   }
 
-  void emit(const std::string& json) {
-    out_ << (first_ ? "\n" : ",\n") << json;
+  void emit(const json::Object& event) {
+    out_ << (first_ ? "\n" : ",\n") << event.text();
     first_ = false;
+  }
+
+  // A metadata event of CPU id's process and track.
+  static json::Object metadata(std::string_view name, int id) {
+    return json::Object()
+        .str("ph", "M")
+        .str("name", name)
+        .num("pid", pid_of(id))
+        .num("tid", pid_of(id));
   }
 
   // The first event of a CPU names its process and track and keeps CPUs in numeric order.
   Cpu& cpu(int id) {
     const auto [it, added] = cpus_.try_emplace(id);
     if (added) {
-      const std::string name = json_string(fmt::format("CPU {}", id));
-      const int pid = pid_of(id);
-      emit(fmt::format(
-          R"({{"ph":"M","name":"process_name","pid":{0},"tid":{0},"args":{{"name":{1}}}}})", pid,
-          name));
-      emit(fmt::format(
-          R"({{"ph":"M","name":"process_sort_index","pid":{0},"tid":{0},"args":{{"sort_index":{0}}}}})",
-          pid));
-      emit(fmt::format(
-          R"({{"ph":"M","name":"thread_name","pid":{0},"tid":{0},"args":{{"name":{1}}}}})", pid,
-          name));
+      const json::Object name = json::Object().str("name", fmt::format("CPU {}", id));
+      emit(metadata("process_name", id).object("args", name));
+      emit(metadata("process_sort_index", id)
+               .object("args", json::Object().num("sort_index", pid_of(id))));
+      emit(metadata("thread_name", id).object("args", name));
     }
     return it->second;
   }
@@ -112,27 +121,45 @@ class Exporter {
     if (t == c.since) return;
     const Task& p = tasks_[task];
     ++counts_.slices;
-    emit(fmt::format(
-        R"({{"ph":"X","name":"task {}","cat":"run","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"task":{},"weight":{},"slice_ns":{}}}}})",
-        task, pid_of(id), pid_of(id), micros(c.since), micros(t - c.since), task, p.weight,
-        p.slice));
+    emit(
+        json::Object()
+            .str("ph", "X")
+            .str("name", fmt::format("task {}", task))
+            .str("cat", "run")
+            .num("pid", pid_of(id))
+            .num("tid", pid_of(id))
+            .raw("ts", micros(c.since))
+            .raw("dur", micros(t - c.since))
+            .object(
+                "args",
+                json::Object().num("task", task).num("weight", p.weight).num("slice_ns", p.slice)));
   }
 
   void instant(const Event& e) {
     std::string name(event_name(e.kind));
-    std::string args;
+    json::Object args;
     if (e.task) {
       name += fmt::format(" {}", *e.task);
-      args += fmt::format(",\"task\":{}", *e.task);
+      args.num("task", *e.task);
     }
-    if (e.kind == EventKind::Preempt) args += fmt::format(",\"preempt\":{}", e.preempt);
-    if (e.kind == EventKind::Migrate) args += fmt::format(",\"to\":{}", e.to_cpu);
-    if (e.kind == EventKind::Reweight) args += fmt::format(",\"weight\":{}", e.weight);
-    if (e.kind == EventKind::Slice) args += fmt::format(",\"slice_ns\":{}", e.slice);
-    if (!args.empty()) args[0] = '{';
-    emit(fmt::format(R"({{"ph":"i","s":"t","name":{},"cat":"sched","pid":{},"tid":{},"ts":{}{}}})",
-                     json_string(name), pid_of(e.cpu), pid_of(e.cpu), micros(e.t),
-                     args.empty() ? "" : ",\"args\":" + args + "}"));
+    if (e.kind == EventKind::Preempt)
+      args.boolean("preempt", e.preempt);
+    else if (e.kind == EventKind::Migrate)
+      args.num("to", e.to_cpu);
+    else if (e.kind == EventKind::Reweight)
+      args.num("weight", e.weight);
+    else if (e.kind == EventKind::Slice)
+      args.num("slice_ns", e.slice);
+    json::Object event = json::Object()
+                             .str("ph", "i")
+                             .str("s", "t")
+                             .str("name", name)
+                             .str("cat", "sched")
+                             .num("pid", pid_of(e.cpu))
+                             .num("tid", pid_of(e.cpu))
+                             .raw("ts", micros(e.t));
+    if (!args.empty()) event.object("args", args);
+    emit(event);
   }
 
   // V, W and the named task's lag w·vlag/N ns, in doubles: counters are for the eye, the exact
@@ -150,8 +177,12 @@ class Exporter {
   void counter(const Event& e, const std::string& name, double value) {
     if (!std::isfinite(value)) return;
     ++counts_.counters;
-    emit(fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"value":{}}}}})",
-                     json_string(name), pid_of(e.cpu), micros(e.t), value));
+    emit(json::Object()
+             .str("ph", "C")
+             .str("name", name)
+             .num("pid", pid_of(e.cpu))
+             .raw("ts", micros(e.t))
+             .object("args", json::Object().real("value", value)));
   }
 
   std::ostream& out_;

@@ -23,7 +23,5 @@ class Writer {
 /// One event as its JSON line (without the newline).
 std::string event_line(const Event& e);
 std::string header_line(const Header& h);
-/// A JSON string literal: quotes and backslashes escaped, control characters as \uXXXX.
-std::string json_string(std::string_view text);
 
 }  // namespace vlag::trace

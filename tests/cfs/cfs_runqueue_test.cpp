@@ -1,4 +1,4 @@
-// The CFS runqueue (sim/cfs, SPEC.md §8): hand-computed examples of v6.5's rules, and properties
+// The CFS runqueue (cfs/, SPEC.md §8): hand-computed examples of v6.5's rules, and properties
 // over random operation sequences. Case counts come from RC_PARAMS.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <sstream>
 
-#include "tests/support/cfs_helpers.h"
+#include "cfs/runqueue.h"
 #include "checker/run.h"
-#include "tests/support/op_gen.h"
-#include "sim/cfs/runqueue.h"
 #include "spec/cfs_policy.h"
 #include "spec/error.h"
+#include "tests/support/cfs_helpers.h"
+#include "tests/support/op_gen.h"
 
-namespace vlag::sim::cfs {
+namespace vlag::cfs {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
@@ -386,4 +386,4 @@ RC_GTEST_PROP(CfsProperties, DetachAttachKeepsTheRelativeVruntime, ()) {
 }
 
 }  // namespace
-}  // namespace vlag::sim::cfs
+}  // namespace vlag::cfs

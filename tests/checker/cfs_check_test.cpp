@@ -6,15 +6,15 @@
 #include <regex>
 #include <sstream>
 
-#include "tests/support/cfs_helpers.h"
+#include "cfs/runqueue.h"
 #include "checker/run.h"
-#include "sim/cfs/runqueue.h"
 #include "spec/cfs_policy.h"
+#include "tests/support/cfs_helpers.h"
 
 namespace vlag::checker {
 namespace {
 
-using sim::cfs::Runqueue;
+using cfs::Runqueue;
 
 constexpr int64_t kMs = 1'000'000;
 

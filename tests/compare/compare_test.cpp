@@ -4,24 +4,30 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
-#include "sim/compare/aggregate.h"
-#include "sim/compare/json.h"
-#include "sim/compare/lag_trace.h"
-#include "sim/compare/plots.h"
-#include "sim/compare/report.h"
+#include "compare/aggregate.h"
+#include "compare/json.h"
+#include "compare/lag_series.h"
+#include "compare/plots.h"
+#include "compare/report.h"
 #include "spec/error.h"
+#include "trace/reader.h"
 
-namespace vlag::sim::compare {
+namespace vlag::compare {
 namespace {
+
+using sim::Better;
+using sim::Metric;
+using sim::ScenarioConfig;
 
 // The tiny grid of the task: hogs, 2 variants, 2 rows, 2 repetitions, 0.05 s.
 GridSpec tiny_grid(const std::string& workload = "hogs") {
   GridSpec spec;
   spec.base.workload = workload;
   spec.base.limit_ns = 50'000'000;
-  spec.base.machine.params = make_params(preset_by_name("linux-6.18"), 250, 2);
+  spec.base.machine.params = make_params(preset_by_name(kDefaultPreset), 250, 2);
   spec.base.machine.seed = 7;
   spec.rows = parse_rows("tasks=2,3");
   spec.variants = parse_variants("nice=0;nice=0,5 switch_cost_us=5");
@@ -236,9 +242,9 @@ TEST(Compare, LagSeriesOfEqualHogsStaysWithinTheBound) {
   c.machine.params = make_params(preset_by_name("linux-6.18"), 250, 1);
   c.limit_ns = 200'000'000;
   c.tasks = 2;
-  const auto dir = fresh_dir("vlag-compare-lag");
-  std::filesystem::create_directories(dir);
-  const LagSeries lag = lag_over_time(c, dir.string(), 100);
+  LagSampler sampler;
+  const sim::ScenarioResult r = sim::run_scenario(c, &sampler);
+  const LagSeries lag = sampler.series(c.machine.params, r.stats.end_ns, 100);
   EXPECT_DOUBLE_EQ(lag.bound_ns, static_cast<double>(c.machine.params.base_slice_ns() +
                                                      c.machine.params.tick_ns()));
   EXPECT_LE(lag.max_abs_lag_ns, lag.bound_ns);
@@ -249,9 +255,46 @@ TEST(Compare, LagSeriesOfEqualHogsStaysWithinTheBound) {
     EXPECT_GT(points.size(), 10u);
     for (size_t i = 1; i < points.size(); ++i) EXPECT_LE(points[i - 1].t_ns, points[i].t_ns);
   }
-  // The traces were read and removed.
-  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+TEST(Compare, LagSampledFromTheRunIsTheLagItsTracesHold) {
+  // The lag plot samples the run's own events; what --trace-dir writes of the same run, read
+  // back, gives the same series point for point (schbench on two CPUs, placed on an idle CPU,
+  // migrates tasks).
+  ScenarioConfig c;
+  c.machine.params = make_params(preset_by_name("linux-6.18"), 250, 2);
+  c.machine.placement = sim::Placement::Idle;
+  c.workload = "schbench";
+  c.limit_ns = 50'000'000;
+  const auto dir = fresh_dir("vlag-compare-lag");
+  c.machine.trace_dir = dir.string();
+  LagSampler live;
+  const sim::ScenarioResult r = sim::run_scenario(c, &live);
+  ASSERT_GT(r.stats.migrations, 0);
+  LagSampler from_traces;
+  for (int cpu = 0; cpu < 2; ++cpu) {
+    const std::string file = (dir / ("cpu" + std::to_string(cpu) + ".jsonl")).string();
+    std::ifstream in(file);
+    trace::Reader reader(in, file);
+    while (std::optional<trace::Event> e = reader.next()) {
+      e->cpu = cpu;
+      from_traces.on_event(*e);
+    }
+  }
   std::filesystem::remove_all(dir);
+  const LagSeries a = live.series(c.machine.params, r.stats.end_ns, 50);
+  const LagSeries b = from_traces.series(c.machine.params, r.stats.end_ns, 50);
+  EXPECT_EQ(a.max_abs_lag_ns, b.max_abs_lag_ns);
+  ASSERT_EQ(a.by_task.size(), b.by_task.size());
+  ASSERT_EQ(a.by_task.size(), 3u);  // the message thread and its two workers
+  for (const auto& [id, points] : a.by_task) {
+    const std::vector<LagPoint>& other = b.by_task.at(id);
+    ASSERT_EQ(points.size(), other.size()) << "task " << id;
+    for (size_t i = 0; i < points.size(); ++i) {
+      EXPECT_EQ(points[i].t_ns, other[i].t_ns) << "task " << id;
+      EXPECT_EQ(points[i].lag_ns, other[i].lag_ns) << "task " << id;
+    }
+  }
 }
 
 TEST(Compare, PlotFilesAreWritten) {
@@ -292,4 +335,4 @@ TEST(Compare, WithoutGnuplotDataAndScriptsAreStillWritten) {
 }
 
 }  // namespace
-}  // namespace vlag::sim::compare
+}  // namespace vlag::compare

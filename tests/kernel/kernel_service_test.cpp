@@ -9,7 +9,7 @@
 #include "kernel/perf_script.h"
 #include "kernel/sched_debug.h"
 #include "kernel/service.h"
-#include "sim/stats.h"
+#include "stats/stats.h"
 
 namespace vlag::kernel {
 namespace {
@@ -79,7 +79,7 @@ TEST(KernelService, PeriodicTaskMedianDelayIsBelowWhatItMeasuredItself) {
     if (!(t.slice_ns.is_exact() && t.slice_ns.lo == 500'000)) continue;  // 0.5 ms custom slice
     found = true;
     ASSERT_GT(t.wakeup_delays_ns.size(), 900u);
-    EXPECT_LE(sim::summarize(t.wakeup_delays_ns).p50_ns, 66'700);
+    EXPECT_LE(stats::summarize(t.wakeup_delays_ns).p50_ns, 66'700);
   }
   EXPECT_TRUE(found);
 }

@@ -13,7 +13,7 @@
 #include "kernel/record.h"
 #include "kernel/sched_debug.h"
 #include "kernel/service.h"
-#include "sim/stats.h"
+#include "stats/stats.h"
 
 namespace vlag::kernel {
 namespace {
@@ -77,7 +77,7 @@ TEST(LiveKernel, RecordedHogsAndPeriodicTaskBehaveAsOnTheCaptures) {
   ASSERT_TRUE(r.tasks.count(periodic_pid));
   const auto& periodic = r.tasks.at(periodic_pid);
   ASSERT_GT(periodic.wakeup_delays_ns.size(), 100u);
-  EXPECT_LE(sim::summarize(periodic.wakeup_delays_ns).p50_ns, p50)
+  EXPECT_LE(stats::summarize(periodic.wakeup_delays_ns).p50_ns, p50)
       << "wakeup-to-run delay is a part of timer-expiry-to-run latency";
 }
 

@@ -16,7 +16,7 @@ constexpr int kSeeds = 3;
 
 ScenarioConfig base(const std::string& workload, int cpus, Policy policy) {
   ScenarioConfig c;
-  c.machine.params = make_params(preset_by_name("linux-6.18"), 250, cpus);
+  c.machine.params = make_params(preset_by_name(kDefaultPreset), 250, cpus);
   c.machine.policy = policy;
   c.machine.jitter = 0.05;
   c.workload = workload;
@@ -40,20 +40,21 @@ double mean(ScenarioConfig c, const std::string& name) {
   return sum / kSeeds;
 }
 
-GroupSettings cyclictest_group(std::optional<int> latency_nice, std::optional<int64_t> slice_ns) {
-  GroupSettings g;
-  g.group = "cyclictest";
+WorkloadSettings cyclictest_group(std::optional<int> latency_nice,
+                                  std::optional<int64_t> slice_ns) {
+  WorkloadSettings g;
+  g.workload = "cyclictest";
   g.latency_nice = latency_nice;
   g.slice_ns = slice_ns;
   return g;
 }
 
 // hackbench (4 groups, 160 tasks) with 4 cyclictest threads on 4 CPUs.
-ScenarioConfig hackbench_cyclictest(Policy policy, GroupSettings cyclictest) {
+ScenarioConfig hackbench_cyclictest(Policy policy, WorkloadSettings cyclictest) {
   ScenarioConfig c = base("hackbench+cyclictest", 4, policy);
-  c.groups = 4;
+  c.hackbench_groups = 4;
   c.tasks = 4;
-  c.group_settings = {cyclictest};
+  c.workload_settings = {cyclictest};
   return c;
 }
 
@@ -90,7 +91,7 @@ double hackbench_total(Policy policy, int latency_nice, const std::string& name)
   double total = 0;
   for (int groups : {2, 4, 8}) {
     ScenarioConfig c = base("hackbench", 4, policy);
-    c.groups = groups;
+    c.hackbench_groups = groups;
     c.machine.switch_cost_ns = 2'000;
     if (latency_nice != 0) c.options.latency_nice = {latency_nice};
     total += mean(c, name);
@@ -103,7 +104,7 @@ double hackbench_total(Policy policy, int latency_nice, const std::string& name)
 // (docs/findings.md says why).
 TEST(SimFindings, LatencyNice19LowersHackbenchContextSwitchesAtLightLoad) {
   ScenarioConfig c = base("hackbench", 4, Policy::EevdfLatencyNice);
-  c.groups = 2;
+  c.hackbench_groups = 2;
   c.machine.switch_cost_ns = 2'000;
   const double ln0 = mean(c, "switches");
   c.options.latency_nice = {19};
@@ -134,7 +135,7 @@ TEST(SimFindings, SisShortLeavesModelHackbenchCrossCpuWakeupsWithinThreePercent)
   double sis_short = 0;
   for (int groups : {1, 2}) {
     ScenarioConfig c = base("hackbench", 8, Policy::Eevdf);
-    c.groups = groups;
+    c.hackbench_groups = groups;
     c.pipe_bytes = 1000;
     c.machine.placement = Placement::Idle;
     idle += mean(c, "cross_cpu_wakeups");

@@ -86,7 +86,7 @@ TEST(Sim, EveryPerCpuTraceOfEveryWorkloadAndPolicyPassesTheChecker) {
       c.workload = workload;
       c.limit_ns = 150'000'000;
       c.tasks = cpus + 2;  // more tasks than CPUs: queues, wakeups onto busy CPUs, balancing
-      c.groups = 2;
+      c.hackbench_groups = 2;
       c.fds = 4;
       c.loops = 20;
       c.options.nice = {0, 5, -3};
@@ -132,7 +132,7 @@ TEST(Sim, CfsPerCpuTracesOfMigratingRunsPassTheCfsChecks) {
     c.machine.policy = policy_by_name(policy);
     c.workload = "hackbench+cyclictest";
     c.limit_ns = 150'000'000;
-    c.groups = 2;  // 80 hackbench tasks on 3 CPUs: the balancer moves some
+    c.hackbench_groups = 2;  // 80 hackbench tasks on 3 CPUs: the balancer moves some
     c.options.latency_nice = {0, -10, 7};
     const ScenarioResult res = run_scenario(c);
     EXPECT_GT(res.stats.migrations, 0) << policy;

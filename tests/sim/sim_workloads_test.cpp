@@ -67,7 +67,7 @@ RC_GTEST_PROP(SimWorkloads, HackbenchReadsEveryMessageWithinCapacity, ()) {
 TEST(SimWorkloads, HackbenchTimeScalesDownWithTwoCpus) {
   ScenarioConfig c;
   c.workload = "hackbench";
-  c.groups = 2;
+  c.hackbench_groups = 2;
   c.fds = 5;
   c.loops = 40;
   c.machine = testing::test_machine(1, Placement::Idle);
@@ -271,12 +271,13 @@ TEST(SimWorkloads, CompositionRunsBothAndGroupSettingsReachTheirTasks) {
   ScenarioConfig c;
   c.workload = "hackbench+cyclictest";
   c.machine = testing::test_machine(2, Placement::Idle);
-  c.groups = 2;
+  c.hackbench_groups = 2;
   c.fds = 4;
   c.loops = 100;
   c.tasks = 2;
-  c.group_settings = {parse_group_settings("cyclictest:latency_nice=-20,slice_us=100,nice=-3"),
-                      parse_group_settings("hackbench:nice=2")};
+  c.workload_settings = {
+      parse_workload_settings("cyclictest:latency_nice=-20,slice_us=100,nice=-3"),
+      parse_workload_settings("hackbench:nice=2")};
   const ScenarioResult r = run_scenario(c);
   EXPECT_NE(r.report.find("Total time: "), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("T: 0"), std::string::npos) << r.report;
@@ -285,7 +286,7 @@ TEST(SimWorkloads, CompositionRunsBothAndGroupSettingsReachTheirTasks) {
   EXPECT_DOUBLE_EQ(metric(r, "hackbench.time"), static_cast<double>(r.stats.end_ns) / 1e9);
   int cyclic = 0, hack = 0;
   for (const TaskSummary& t : r.tasks) {
-    if (t.group == "cyclictest") {
+    if (t.workload == "cyclictest") {
       ++cyclic;
       EXPECT_EQ(t.nice, -3);
       EXPECT_EQ(t.latency_nice, -20);
@@ -293,7 +294,7 @@ TEST(SimWorkloads, CompositionRunsBothAndGroupSettingsReachTheirTasks) {
       EXPECT_GT(t.latency.count(), 0);  // it measured wakeups while hackbench ran
     } else {
       ++hack;
-      EXPECT_EQ(t.group, "hackbench");
+      EXPECT_EQ(t.workload, "hackbench");
       EXPECT_EQ(t.nice, 2);
       EXPECT_EQ(t.latency_nice, 0);
       EXPECT_EQ(t.slice_ns, 0);
@@ -312,14 +313,14 @@ TEST(SimWorkloads, PerTaskListsCycleWithinEachWorkload) {
   c.hogs = 1;
   c.options.nice = {0, 5};
   c.options.latency_nice = {-10};
-  c.group_settings = {parse_group_settings("background:nice=7")};
+  c.workload_settings = {parse_workload_settings("background:nice=7")};
   const ScenarioResult r = run_scenario(c);
   ASSERT_EQ(r.tasks.size(), 4u);
   EXPECT_EQ(r.tasks[0].nice, 0);
   EXPECT_EQ(r.tasks[1].nice, 5);
   EXPECT_EQ(r.tasks[2].nice, 0);
   EXPECT_EQ(r.tasks[2].latency_nice, -10);
-  EXPECT_EQ(r.tasks[3].group, "background");
+  EXPECT_EQ(r.tasks[3].workload, "background");
   EXPECT_EQ(r.tasks[3].nice, 7);
   EXPECT_EQ(r.tasks[3].latency_nice, 0);  // the lists are for the workloads' own tasks
 }
@@ -333,7 +334,7 @@ TEST(SimWorkloads, BadWorkloadsAndGroupSettingsAreErrors) {
   }
   for (const char* g : {"cyclictest", ":nice=1", "hogs:nice", "hogs:nice=30", "hogs:speed=1",
                         "hogs:slice_us=-1", "hogs:nice=1x"})
-    EXPECT_THROW(parse_group_settings(g), Error) << g;
+    EXPECT_THROW(parse_workload_settings(g), Error) << g;
 }
 
 TEST(SimWorkloads, SameSeedGivesTheSameMetrics) {
@@ -341,7 +342,7 @@ TEST(SimWorkloads, SameSeedGivesTheSameMetrics) {
   c.workload = "hackbench+schbench";
   c.machine = testing::test_machine(2, Placement::Idle);
   c.machine.seed = 7;
-  c.groups = 2;
+  c.hackbench_groups = 2;
   c.fds = 4;
   c.loops = 30;
   c.schbench.request_ns = 1'000'000;
@@ -365,12 +366,12 @@ TEST(SimWorkloads, ComposedRunTracesPassTheChecker) {
   c.workload = "hackbench+schbench+cyclictest";
   c.machine = testing::test_machine(2, Placement::Idle);
   c.machine.trace_dir = dir;
-  c.groups = 1;
+  c.hackbench_groups = 1;
   c.fds = 4;
   c.loops = 200;
   c.pipe_bytes = 500;
   c.schbench.request_ns = 500'000;
-  c.group_settings = {parse_group_settings("schbench:slice_us=200,nice=-2")};
+  c.workload_settings = {parse_workload_settings("schbench:slice_us=200,nice=-2")};
   const ScenarioResult r = run_scenario(c);
   EXPECT_GT(r.stats.switches, 100);
   for (int cpu = 0; cpu < 2; ++cpu) {

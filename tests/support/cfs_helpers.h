@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "sim/cfs/runqueue.h"
+#include "cfs/runqueue.h"
 #include "spec/cfs_policy.h"
 #include "trace/observer.h"
 
@@ -14,7 +14,7 @@ struct TracedCfs {
   explicit TracedCfs(bool latency_nice)
       : params(make_params(cfs_preset(latency_nice ? kCfsLatencyNicePolicy : kCfsPolicy), 250, 1)),
         tracer(out, header(params)),
-        rq(params, sim::cfs::CfsOptions{latency_nice}) {
+        rq(params, cfs::CfsOptions{latency_nice}) {
     rq.set_observer(&tracer);
   }
 
@@ -28,7 +28,7 @@ struct TracedCfs {
   Params params;
   std::ostringstream out;
   trace::TraceObserver<int64_t> tracer;
-  sim::cfs::Runqueue rq;
+  cfs::Runqueue rq;
 };
 
 }  // namespace vlag::testing

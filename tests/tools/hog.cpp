@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sched_attr.h"
+#include "tests/tools/sched_attr.h"
 
 int main(int argc, char** argv) {
   if (argc < 3 || argc > 6) {

@@ -18,7 +18,7 @@
 #include <numeric>
 #include <vector>
 
-#include "sched_attr.h"
+#include "tests/tools/sched_attr.h"
 
 namespace {
 
