@@ -139,11 +139,12 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
         m.info.weight.mid(), in.W.mid());
   };
   const bool sure_measure = w.start_known && o_lo_valid && !end_lo;
-  if (sure_measure && O.lo > B.hi && real.lo > threshold && !w.weight_changed) {
-    ctx_->book->sure(kStarvation, id, O.lo - B.hi, ctx_->cpu, line, describe());
+  if (sure_measure && O.lo > B.hi + w.late && real.lo > threshold && !w.weight_changed) {
+    ctx_->book->sure(kStarvation, id, O.lo - B.hi - w.late, ctx_->cpu, line, describe());
   } else if (O.hi > B.lo && real.hi > threshold) {
     // Name what keeps it from a verdict: the measurement's spread, the bound's, or both.
     Reasons why;
+    if (w.late > 0 && O.lo > B.hi) why |= Reason::LateTick;
     if (O.lo <= B.hi || !sure_measure) {
       why |= w.start_why | end_why;
       if (unknown > 0) why |= Reason::UnrecordedSwitch;
@@ -219,6 +220,16 @@ void CfsRqTrack::run(int64_t id, int64_t dt) {
         if (o.fluid) o.fluid_exact = false;
   }
   update_extremes(id);
+}
+
+// The pick rule lets a running entity overrun its request until the next tick notices, at most
+// TICK; when the tick comes later (a stalled vCPU, interrupts held off), what it got past that
+// widens the bounds of the pairs it is in and of the others' waits, with the reason.
+void CfsRqTrack::late_tick(int64_t id, double excess) {
+  if (members_.size() < 2 || !members_.count(id) || excess <= 0) return;
+  uncertain(id, excess, Reason::LateTick);
+  for (auto& [oid, o] : members_)
+    if (oid != id && o.wait) o.wait->late += excess;
 }
 
 Range CfsRqTrack::x_of(const Window& w, Range sa, Range sb) const {

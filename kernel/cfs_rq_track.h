@@ -87,6 +87,9 @@ class CfsRqTrack {
   void run(int64_t id, int64_t dt);
   /// It may have run up to ns more than the trace shows (an unrecorded window).
   void uncertain(int64_t id, double ns, Reasons why);
+  /// The kernel's accounting of it came `excess` ns later than a tick after the last: the tick
+  /// was late, and it may have run that much past what the bounds allow (SPEC.md §6.2).
+  void late_tick(int64_t id, double excess);
   /// It left the queue at t (blocked, migrated, exited); a wait in progress ends unserved.
   void leave(int64_t id, int64_t t, int line);
   /// It left at an unknown moment since its last sighting; the trace noticed at t.
@@ -117,6 +120,7 @@ class CfsRqTrack {
     int joins = 0, leaves = 0;
     double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others
     bool weight_changed = false;
+    double late = 0;  // service the others got past their requests plus a tick (late ticks)
   };
   struct Member {
     EntityInfo info;

@@ -48,6 +48,14 @@ struct TaskState {
   bool group_known = false;
   Range slice;
   Reasons unknown;  // MissingSnapshot when group or slice is not known
+  // When it last left each other CPU it was on (woken or moved elsewhere): the load it had there
+  // stays in its groups' tg->load_avg until that CPU removes it (SPEC.md §6.2).
+  std::map<int, int64_t> left_cpu_at;
+
+  void move_to(int to, int64_t t) {
+    if (cpu >= 0 && cpu != to) left_cpu_at[cpu] = t;
+    cpu = to;
+  }
 };
 
 struct Timeline {
@@ -121,10 +129,17 @@ class KernelServiceLayer::Impl {
     }
     if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns) {
       tl.stat_mode = true;
-      if (tl.known && e.pid == tl.current)
+      if (tl.known && e.pid == tl.current) {
         tl.stat_pending += *e.runtime_ns;
-      else if (tl.known && e.pid == tl.revealed_pid)
+        // The tick calls update_curr(), which records this: more than a tick of run since the
+        // last record means the tick came late.
+        const int64_t late = *e.runtime_ns - r_.tick_ns;
+        if (late > 0)
+          for (const auto& [path, id] : chain_on(tl.current, e.cpu))
+            level(e.cpu, path).late_tick(id, static_cast<double>(late));
+      } else if (tl.known && e.pid == tl.revealed_pid) {
         tl.revealed_stat += *e.runtime_ns;
+      }
     }
     switch (e.kind) {
       case KernelEventKind::Switch:
@@ -372,6 +387,11 @@ class KernelServiceLayer::Impl {
         case Where::Gone:
           break;
       }
+      // What it left on the other CPUs it was on lately (the CPU it sleeps on is counted above).
+      const bool resting = s.where == Where::Asleep || s.where == Where::Unknown;
+      if (s.where != Where::Gone)
+        for (const auto& [c, at] : s.left_cpu_at)
+          if (c != cpu && !(resting && c == s.cpu)) residue += residue_after(w, t - at);
     }
     if (k != o_.groups.end() && sample_ok)
       for (const auto& sample : k->second.samples)
@@ -403,7 +423,7 @@ class KernelServiceLayer::Impl {
 
   void add(TaskState& s, int64_t pid, int cpu, int64_t t, JoinKind kind, bool woken,
            int64_t earliest = 0, Reasons why = {}) {
-    s.cpu = cpu;
+    s.move_to(cpu, t);
     s.on_level = judged(cpu);
     if (!s.on_level) return;
     members_[s.path].insert(pid);
@@ -578,7 +598,7 @@ class KernelServiceLayer::Impl {
     const bool was_queued = x->where == Where::Runnable && x->cpu == c && x->on_level;
     if (!was_queued) appear(*x, revealed, c, to, line);
     x->where = Where::Running;
-    x->cpu = c;
+    x->move_to(c, to);
     pick_chain(c, chain_on(revealed, c), out, sure_from, line, from);
     for (const auto& [path, id] : chain_on(revealed, c)) {
       level(c, path).run(id, revealed_served);
@@ -639,7 +659,7 @@ class KernelServiceLayer::Impl {
     stop_chain(c, prev_stays || out.empty() ? out : Chain(out.begin() + 1, out.end()), in_prospect,
                t);
     if (p) {
-      p->cpu = c;
+      p->move_to(c, t);
       switch (e.prev_leave) {
         case PrevState::Runnable:
         case PrevState::Preempted:
@@ -672,7 +692,7 @@ class KernelServiceLayer::Impl {
       if (!(n->where == Where::Runnable && n->cpu == c && n->on_level))
         appear(*n, e.pid, c, t, e.line);
       n->where = Where::Running;
-      n->cpu = c;
+      n->move_to(c, t);
       pick_chain(c, chain_on(e.pid, c), out, t, e.line, std::nullopt);
       n->last_seen = t;
       n->seen = true;
@@ -725,7 +745,7 @@ class KernelServiceLayer::Impl {
       // A sleeping task moves with its wakeup, which follows, or with its affinity; it stays
       // asleep.
       if (s->cpu >= 0 && judged(s->cpu)) level(s->cpu, s->path).forget_sleeper(e.pid);
-      s->cpu = *e.dest_cpu;
+      s->move_to(*e.dest_cpu, t);
     } else if (s->where == Where::Unknown) {
       // Nothing says it sleeps: it is queued where it goes (a balance), unless the wakeup that
       // follows shows it was waking.

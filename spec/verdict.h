@@ -44,9 +44,11 @@ enum class Reason : uint8_t {
   LeftUnseen,            // the task left its CPU without a record (second wakeup, CPU idled)
   Sleeper,               // not CPU-bound: runnable together with others too briefly to judge
   QueuedSetUnknown,      // a cfs_rq's queued set is not what its task rows show
+  LateTick,              // a run went on past its request by more than a tick (the tick came
+                         // late, as when a VM's vCPU stalls, or the kernel could not preempt)
   NotRunnable,           // nothing of the kind happened (no wait, no partner)
 };
-inline constexpr size_t kReasonCount = 12;
+inline constexpr size_t kReasonCount = 13;
 
 constexpr std::string_view reason_name(Reason r) {
   switch (r) {
@@ -72,6 +74,8 @@ constexpr std::string_view reason_name(Reason r) {
       return "sleeper";
     case Reason::QueuedSetUnknown:
       return "queued set unknown";
+    case Reason::LateTick:
+      return "late tick";
     case Reason::NotRunnable:
       return "nothing to judge";
   }

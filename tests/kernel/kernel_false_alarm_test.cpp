@@ -254,6 +254,35 @@ TEST(KernelFalseAlarm, AnIdealRestingOnAnUnknownWeightIsNoFigure) {
   EXPECT_TRUE(r.ok());
 }
 
+// A late tick (a stalled vCPU: seen live on a loaded VM): the kernel's accounting says one hog
+// ran 40 ms in one go while the other waited, which the pick rule allows only with a tick that
+// came 36 ms late. With sched_stat_runtime the trace shows the late tick, and the pair and the
+// wait are inconclusive (late tick); without it the same run is a violation.
+TEST(KernelFalseAlarm, ALateTickIsInconclusiveNotViolated) {
+  const auto trace = [](bool stat) {
+    TraceText tt;
+    tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+    double t = 1.0;
+    const auto turn = [&](const T& run, const T& next, double len) {
+      if (stat) tt.runtime(0, t + len, run, static_cast<int64_t>(len * 1e9 + 0.5));
+      tt.sw(0, t + len, run, "R", next);
+      t += len;
+    };
+    for (int i = 0; i < 100; ++i) turn(i % 2 ? B : A, i % 2 ? A : B, 0.004);
+    turn(A, B, 0.040);  // A again: B waits 40 ms
+    for (int i = 0; i < 100; ++i) turn(i % 2 ? A : B, i % 2 ? B : A, 0.004);
+    return tt.text();
+  };
+  const auto o = snapshot_of(1, {{10, "/g"}, {11, "/g"}});
+  const KernelReport late = check_text(trace(true), o);
+  EXPECT_TRUE(late.ok());
+  EXPECT_EQ(verdict(late, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Inconclusive);
+  EXPECT_EQ(reason_count(late.checks.at("THM-LAG-BOUND-LINUX"), Reason::LateTick), 1);
+  const KernelReport blind = check_text(trace(false), o);
+  EXPECT_EQ(verdict(blind, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Violated);
+  EXPECT_FALSE(blind.ok());
+}
+
 // A renice during the run: each weight has its phase.
 TEST(KernelFalseAlarm, ReniceShowsEachWeightPhase) {
   const T A5{"hog", 10, 125};
