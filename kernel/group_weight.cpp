@@ -30,14 +30,13 @@ std::optional<Range> shares_from_snapshot(const CfsRqSnapshot& rq, const std::st
   // se = shares·load/(load + other) when it was last updated, which may be a tick before the
   // print and with the other CPUs' contributions of then (published in steps of 1/64).
   Range shares{se, se * (here + other) / here * (1 + 1.0 / 64) + 1};
-  if (is_autogroup(rq.path)) {  // one of the nice levels' weights in the range
-    std::optional<Range> levels;
-    for (const int64_t w : kPrioToWeight) {
+  if (is_autogroup(rq.path)) {
+    // Its shares are a nice level's weight: the largest one the range holds, as the range's top
+    // overshoots them by no more than the 1/64 step, and the levels are 25 % apart.
+    for (const int64_t w : kPrioToWeight) {  // heaviest first
       const double d = static_cast<double>(w);
-      if (d >= shares.lo - 0.5 && d <= shares.hi)
-        levels = levels ? levels->hull(Range::exact(d)) : Range::exact(d);
+      if (d >= shares.lo - 0.5 && d <= shares.hi) return Range::exact(d);
     }
-    if (levels) return levels;
     // None fits: the other CPUs' load has moved since the entity's weight was set, so the
     // range's top is not one; only its floor (the entity never weighs more than the shares) is.
     for (auto w = kPrioToWeight.rbegin(); w != kPrioToWeight.rend(); ++w)

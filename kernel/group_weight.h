@@ -13,10 +13,10 @@
 namespace vlag::kernel {
 
 /// tg->shares (unscaled) of the group of cfs_rq `rq`, from its group entity's printed weight,
-/// when this CPU held the group's load: for an autogroup, the nice levels' weights within the
-/// range (its shares are one of them: exact when only one fits); exact when nothing of the
-/// group was elsewhere; a range otherwise; nullopt when nothing of the group was queued on
-/// this CPU (its entity's weight is then stale).
+/// when this CPU held the group's load: for an autogroup, the largest nice level's weight within
+/// the range (its shares are one of them), or the levels from the floor up when none fits;
+/// exact when nothing of the group was elsewhere; a range otherwise; nullopt when nothing of
+/// the group was queued on this CPU (its entity's weight is then stale).
 std::optional<Range> shares_from_snapshot(const CfsRqSnapshot& rq, const std::string& file);
 
 /// The load the group's other CPUs carry (tg_load_avg − this CPU's contribution), as printed.
