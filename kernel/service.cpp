@@ -226,6 +226,15 @@ class KernelServiceLayer::Impl {
     return cpus_[static_cast<size_t>(c)];
   }
 
+  // Whether every CPU of the machine has recorded an event by now (unknown CPU count: no).
+  bool every_cpu_recorded() const {
+    if (!o_.machine_cpus) return false;
+    for (int c = 0; c < *o_.machine_cpus; ++c)
+      if (static_cast<size_t>(c) >= cpus_.size() || !cpus_[static_cast<size_t>(c)].recorded)
+        return false;
+    return true;
+  }
+
   // A CPU is judged once it has recorded an event (and --cpu does not exclude it).
   bool judged(int c) { return timeline(c).recorded && (!o_.only_cpu || *o_.only_cpu == c); }
 
@@ -612,7 +621,11 @@ class KernelServiceLayer::Impl {
     if ((s.where == Where::Runnable || s.where == Where::Running) && s.on_level)
       remove(s, pid, t, line, true, Reason::LeftUnseen);
     if (s.where == Where::Asleep && s.on_level) level(s.cpu, s.path).forget_sleeper(pid);
-    const Reasons why = s.seen ? Reason::UntracedCpu : Reason::MidLife;
+    // Its arrival went unrecorded: on a CPU the trace does not hold, or, where it holds every
+    // CPU, while a task ran that the tracer records nothing of.
+    const Reasons why = !s.seen                ? Reason::MidLife
+                        : every_cpu_recorded() ? Reason::UnrecordedSwitch
+                                               : Reason::UntracedCpu;
     const int64_t earliest = std::max(s.last_seen, timeline(c).last_idle);
     add(s, pid, c, t, JoinKind::Appeared, false, earliest, why);
   }
