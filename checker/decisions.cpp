@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "rules/invariants.h"
+#include "rules/protection.h"
 #include "spec/properties.h"
 
 namespace vlag::checker {
@@ -37,6 +38,22 @@ void Decisions::pick(const View& view, const PickContext& pick) {
         ineligible_pick_witness(view, p.id));
     return;
   }
+  if (rules::arms_protection(params_.preset)) {
+    out_.checked(ids::kInvProtStart);
+    out_.checked(ids::kInvProtExtent);
+    out_.checked(ids::kInvProtEnd);
+  }
+  if (pick.must_keep_curr && pick.curr_before != p.id) {
+    out_.violate(
+        ids::kInvProtStart,
+        fmt::format("picked {} while task {} was eligible (v={} <= V={}) and protected "
+                    "({}): the protection did not hold",
+                    entity_label(p), *pick.curr_before, str(pick.curr_v), str(pick.V_before),
+                    pick.window),
+        protection_start_witness(pick.curr_v, pick.curr_d, pick.V_before, pick.bound, pick.stash),
+        promised(ids::kInvProtStart, params_.preset));
+    return;
+  }
   if (rules::pick_exempt(params_.preset, p.id, pick.curr_before, pick.curr_protected,
                          pick.next_before))
     return;
@@ -45,11 +62,18 @@ void Decisions::pick(const View& view, const PickContext& pick) {
   rules::for_each_earlier_eligible(s, p, [&](const ViewEntity& e) {
     if (!earliest || view.precedes(e, *earliest)) earliest = &e;
   });
-  if (earliest)
-    out_.violate(ids::kInvPickEdf,
-                 fmt::format("picked {} (d={}) but eligible {} has d={}", entity_label(p),
-                             str(p.deadline), entity_label(*earliest), str(earliest->deadline)),
-                 edf_witness(view, p.id, earliest->id));
+  if (!earliest) return;
+  const std::string edf =
+      fmt::format("picked {} (d={}) but eligible {} has d={}", entity_label(p), str(p.deadline),
+                  entity_label(*earliest), str(earliest->deadline));
+  if (pick.curr_before == p.id && pick.kept_past)
+    out_.violate(
+        pick.kept_past,
+        fmt::format("{}: kept past its protection ({}, v={})", edf, pick.window, str(p.vruntime)),
+        protection_kept_witness(view, p.id, earliest->id, pick.bound, pick.stash),
+        promised(pick.kept_past, params_.preset));
+  else
+    out_.violate(ids::kInvPickEdf, edf, edf_witness(view, p.id, earliest->id));
 }
 
 bool Decisions::pick_step(std::optional<EntityId> picked, std::optional<EntityId> spec_pick,

@@ -1,11 +1,13 @@
 // Layer 2 of `vlag check` (SPEC.md §6): every pick judged on the trace's own numbers with the
 // rules of rules/invariants.h — INV-PICK-ELIGIBLE, INV-PICK-EDF modulo protection and the next
-// buddy, INV-DELAY (a delayed entity never runs, and only an ineligible one becomes delayed) —
-// and, while the shadow reference follows the trace, against the pick SPEC.md §4.4 makes
-// (INV-STEP).
+// buddy, the protection IDs (INV-PROT-START: a protected curr is kept; INV-PROT-EXTENT and
+// INV-PROT-END: a curr kept past its window, checker/protection.h), INV-DELAY (a delayed entity
+// never runs, and only an ineligible one becomes delayed) — and, while the shadow reference follows
+// the trace, against the pick SPEC.md §4.4 makes (INV-STEP).
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "checker/findings.h"
 #include "checker/view.h"
@@ -17,7 +19,21 @@ struct PickContext {
   std::optional<EntityId> picked;       // nullopt: the CPU went idle
   std::optional<EntityId> curr_before;  // the running entity before the pick
   std::optional<EntityId> next_before;  // the next buddy before the pick
-  bool curr_protected = false;          // curr's slice protection held (§4.5)
+  /// curr's slice protection held (§4.5), by the checker's own window (checker/protection.h),
+  /// an unknown window counting as held.
+  bool curr_protected = false;
+  /// The ID a kept curr violates past its window (INV-PROT-EXTENT or INV-PROT-END), nullptr
+  /// where the preset arms none (INV-PICK-EDF); `window` says what the window was, `bound` and
+  /// `stash` are its bound for the witness.
+  const char* kept_past = nullptr;
+  std::string window;
+  std::optional<Exact> bound;
+  bool stash = false;
+  /// curr was eligible and its known window protected it, with more than one entity queued and
+  /// no eligible next buddy to go first: the pick must keep it (INV-PROT-START). `curr_v` and
+  /// `V_before` are curr's vruntime and V before the pick, for the witness.
+  bool must_keep_curr = false;
+  Exact curr_v, curr_d, V_before;
 };
 
 class Decisions {

@@ -22,6 +22,7 @@ RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, 
       view_update_(params_, header.arith),
       service_(header.params, report, file_),
       decisions_(params_, findings_),
+      protection_(params_, header.arith),
       state_rules_(params_, header.arith, findings_) {
   if (header.arith == Arith::Linux64)
     report_.notes.push_back(fmt::format(
@@ -119,9 +120,8 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
   const Exact V_before = needs_V_before ? view_.V() : Exact(0);
   const int64_t W_before = view_.W();
   const std::optional<EntityId> curr_before = view_.curr;
-  const bool curr_protected =
-      shadow_ ? shadow_->protect_slice() : params_.preset.protection != Protection::None;
-  const std::optional<EntityId> next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
+  const std::optional<PickContext> pick =
+      e.kind == EventKind::Pick ? std::optional(pick_context(e, curr_before)) : std::nullopt;
 
   if (e.kind == EventKind::Run) {
     service_.on_run(e.delta);
@@ -132,6 +132,12 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
                      shadow_ ? &*shadow_ : nullptr, [this](const ViewEntity& v, bool from_delayed) {
                        state_rules_.saved_lag(v, from_delayed, view_);
                      });
+  if (e.kind == EventKind::Pick)
+    protection_.picked(view_, se, curr_before, line);
+  else if (e.kind == EventKind::Preempt)
+    protection_.wakeup_decision(view_, *se, e.preempt, line);
+  else
+    protection_.follow(view_);
 
   switch (e.kind) {
     case EventKind::New:
@@ -166,7 +172,7 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
     }
     case EventKind::Pick: {
       const int64_t judged_from = findings_.violations();
-      decisions_.pick(view_, {se, curr_before, next_before, curr_protected});
+      decisions_.pick(view_, *pick);
       if (shadow_ && !decisions_.pick_step(se, shadow_->curr(), judged_from)) stop_shadow("pick");
       service_.on_pick(se, now_, line);
       break;
@@ -185,6 +191,37 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
     judge_state(e, before ? &*before : nullptr, V_before, W_before);
   if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
   ++index_;
+}
+
+// What the state before a pick says about it: the next buddy (the shadow's, while it follows
+// the trace) and curr's protection by the checker's own window.
+PickContext RunqueueChecker::pick_context(const trace::Event& e,
+                                          std::optional<EntityId> curr_before) const {
+  PickContext c;
+  c.picked = e.entity();
+  c.curr_before = curr_before;
+  c.next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
+  c.curr_protected = protection_.protects(view_);
+  if (!protection_.known() || !curr_before) return c;
+  c.kept_past = protection_.kept_past_id(view_);
+  c.window = protection_.describe();
+  c.bound = protection_.bound();
+  c.stash = protection_.stash();
+  const ViewEntity* curr = view_.find(*curr_before);
+  if (!c.curr_protected || !curr || view_.W() == curr->weight) return c;
+  // An eligible next buddy goes first under PICK_BUDDY; without the shadow it is not known.
+  const Exact V = view_.V();
+  if (params_.preset.has(Feature::PICK_BUDDY) && params_.preset.has(Feature::NEXT_BUDDY)) {
+    if (!shadow_) return c;
+    if (const ViewEntity* next = c.next_before ? view_.find(*c.next_before) : nullptr;
+        next && view_.eligible(*next, V))
+      return c;
+  }
+  c.must_keep_curr = view_.eligible(*curr, V);
+  c.curr_v = curr->vruntime;
+  c.curr_d = curr->deadline;
+  c.V_before = V;
+  return c;
 }
 
 // Layer 3 on the event's entity (or curr's, for the events about the running one).

@@ -20,6 +20,7 @@
 
 #include "checker/decisions.h"
 #include "checker/findings.h"
+#include "checker/protection.h"
 #include "checker/report.h"
 #include "checker/service.h"
 #include "checker/shadow.h"
@@ -53,6 +54,7 @@ class RunqueueChecker {
   void run(int64_t delta);
   void apply_shadow(const trace::Event& e);
   void stop_shadow(std::string_view what);
+  PickContext pick_context(const trace::Event& e, std::optional<EntityId> curr_before) const;
   void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
                    int64_t W_before);
 
@@ -66,6 +68,7 @@ class RunqueueChecker {
   ViewUpdate view_update_;
   ServiceLayer service_;
   Decisions decisions_;
+  ProtectionTracker protection_;  // curr's protection window, from the events alone
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
   int64_t now_ = 0;

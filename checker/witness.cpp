@@ -119,6 +119,33 @@ Witness edf_witness(const View& view, EntityId picked, EntityId earlier) {
   return w;
 }
 
+Witness protection_kept_witness(const View& view, EntityId picked, EntityId earlier,
+                                const std::optional<Exact>& bound, bool stash) {
+  Witness w = edf_witness(view, picked, earlier);
+  w.statement =
+      "INV-PROT-EXTENT/INV-PROT-END: a curr kept over an earlier eligible deadline is "
+      "within its protection window";
+  if (!bound) return w;
+  w.add("prot", Sort::Real, *bound);
+  w.claim = fmt::format("(and {} {})", w.claim,
+                        stash ? "(not (= " + name_of("d", picked) + " prot))"
+                              : "(>= " + name_of("v", picked) + " prot)");
+  return w;
+}
+
+Witness protection_start_witness(const Exact& v, const Exact& d, const Exact& V,
+                                 const std::optional<Exact>& bound, bool stash) {
+  Witness w;
+  w.statement = std::string(ids::kInvProtStart) +
+                ": a pick leaves curr only when it is ineligible or past its protection window";
+  w.add("v", Sort::Real, v);
+  w.add("d", Sort::Real, d);
+  w.add("V", Sort::Real, V);
+  w.add("prot", Sort::Real, bound.value_or(Exact(0)));
+  w.claim = stash ? "(and (<= v V) (= d prot))" : "(and (<= v V) (< v prot))";
+  return w;
+}
+
 Witness delayed_pick_witness() {
   Witness w;
   w.statement = std::string(ids::kInvDelay) + ": a delayed entity never runs (status 2 = delayed)";

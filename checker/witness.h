@@ -50,6 +50,13 @@ Witness queue_witness(const View& view, const Exact* V_reported);
 Witness idle_pick_witness(const View& view);
 Witness ineligible_pick_witness(const View& view, EntityId picked);
 Witness edf_witness(const View& view, EntityId picked, EntityId earlier);
+/// INV-PROT-EXTENT / INV-PROT-END: INV-PICK-EDF's claim for a kept curr, and curr past its
+/// window's bound (vprot: v >= bound; stash: d != bound; no bound: cancelled).
+Witness protection_kept_witness(const View& view, EntityId picked, EntityId earlier,
+                                const std::optional<Exact>& bound, bool stash);
+/// INV-PROT-START: curr, eligible (v <= V before the pick), was within its window.
+Witness protection_start_witness(const Exact& v, const Exact& d, const Exact& V,
+                                 const std::optional<Exact>& bound, bool stash);
 Witness delayed_pick_witness();
 Witness became_delayed_witness(const Exact& v, const Exact& V);
 Witness pick_step_witness(std::optional<EntityId> picked, std::optional<EntityId> spec_pick);

@@ -1,6 +1,7 @@
 #include "reference/invariants.h"
 
 #include "rules/invariants.h"
+#include "rules/protection.h"
 #include "spec/properties.h"
 
 namespace vlag::reference {
@@ -38,6 +39,16 @@ void add(std::vector<Violation>& out, const char* id, std::string detail, bool p
   out.push_back({id, std::move(detail), promised});
 }
 
+rules::CurrState curr_state(const Entity& c) { return {c.vruntime, c.deadline, c.slice, c.weight}; }
+
+// curr's protection as §4.5's predicate reads the runqueue's bound (INV-PROT-EXTENT judges that
+// predicate against the runqueue's own, INV-PROT-* the bound), not the runqueue's protect_slice().
+bool protected_by_rule(const Runqueue& rq) {
+  if (!rq.curr()) return false;
+  const Entity& c = rq.entity(*rq.curr());
+  return rules::protects(rq.params().preset, rq.protection(), c.vruntime, c.deadline);
+}
+
 // INV-PICK-ELIGIBLE, INV-PICK-EDF.
 void check_pick(const Runqueue& before, const Runqueue& after, std::vector<Violation>& out) {
   const RuleState s(after);
@@ -53,7 +64,7 @@ void check_pick(const Runqueue& before, const Runqueue& after, std::vector<Viola
         "picked " + std::to_string(p.id) + " with v=" + str(p.vruntime) + " > V=" + str(s.V()));
     return;
   }
-  if (rules::pick_exempt(before.params().preset, p.id, before.curr(), before.protect_slice(),
+  if (rules::pick_exempt(before.params().preset, p.id, before.curr(), protected_by_rule(before),
                          before.next_buddy()))
     return;
   rules::for_each_earlier_eligible(s, p, [&](const Entity& e) {
@@ -61,6 +72,81 @@ void check_pick(const Runqueue& before, const Runqueue& after, std::vector<Viola
         "picked " + std::to_string(p.id) + " (d=" + str(p.deadline) + ") but eligible " +
             std::to_string(e.id) + " has d=" + str(e.deadline));
   });
+}
+
+// INV-PROT-START, INV-PROT-EXTENT, INV-PROT-END: the runqueue's protection after the step
+// against the window the rules of rules/protection.h derive from the state before it (the window
+// before was judged at the step that led to it) and the step itself.
+void check_protection(const Runqueue& before, const Op& op, const Runqueue& after,
+                      std::vector<Violation>& out) {
+  const Params& params = after.params();
+  const Preset& p = params.preset;
+  if (p.protection == Protection::None) return;
+  const auto vdelta = [](int64_t ns, int64_t w) { return rules::exact_vdelta(ns, w); };
+  const std::optional<EntityId> c_id = after.curr();
+  const bool promised = vlag::promised(ids::kInvProtStart, p);
+  const bool arming = op.kind == OpKind::Pick && c_id && c_id != before.curr();
+  rules::ProtectionBound want;
+  if (arming) {
+    want = rules::armed_bound(params, curr_state(after.entity(*c_id)),
+                              rules::queued_min_slice(RuleState(after)), vdelta);
+  } else if (c_id && c_id == before.curr()) {
+    want = before.protection();
+    if (op.kind == OpKind::WakeupPreempt && op.se != *c_id) {
+      const Entity& c = before.entity(*c_id);
+      const Entity& w = before.entity(op.se);
+      const rules::WakeupEffect effect = rules::wakeup_effect(
+          p, after.last_outcome().preempt, {w.slice, w.deadline, before.entity_eligible(w)},
+          curr_state(c), before.entity_eligible(c), protected_by_rule(before));
+      want = rules::after_wakeup(p, want, effect, curr_state(c),
+                                 rules::queued_min_slice(RuleState(before)), vdelta);
+    }
+  }
+  const Entity* c = c_id ? &after.entity(*c_id) : nullptr;
+  const bool want_protected = c && rules::protects(p, want, c->vruntime, c->deadline);
+  const bool got_protected = after.protect_slice();
+  const auto bound = [](const std::optional<Num>& b) { return b ? str(*b) : std::string("none"); };
+  const std::string what = "after " + to_string(op) + ": protection " + bound(after.protection()) +
+                           (got_protected ? " (protecting)" : " (not protecting)") +
+                           ", §4.5 gives " + bound(want) +
+                           (want_protected ? " (protecting)" : " (not protecting)");
+  const bool vprot_bounds_differ = p.protection == Protection::Vprot && got_protected &&
+                                   want_protected && after.protection() != want;
+  if (arming) {
+    if (got_protected != want_protected)
+      add(out, ids::kInvProtStart, "pick of " + std::to_string(*c_id) + " " + what, promised);
+    else if (vprot_bounds_differ)
+      add(out, ids::kInvProtExtent, "pick of " + std::to_string(*c_id) + " " + what, promised);
+    return;
+  }
+  if (got_protected && !want_protected)
+    add(out, protected_by_rule(before) ? ids::kInvProtEnd : ids::kInvProtStart, what, promised);
+  else if (got_protected != want_protected || vprot_bounds_differ)
+    add(out, ids::kInvProtEnd, what, promised);
+  // The runqueue's own predicate against §4.5's on its bound: protected exactly while within it.
+  if (c && got_protected != rules::protects(p, after.protection(), c->vruntime, c->deadline))
+    add(out, ids::kInvProtExtent,
+        std::string("protect_slice() is ") + (got_protected ? "true" : "false") + " on bound " +
+            bound(after.protection()) + " with v=" + str(c->vruntime) + " d=" + str(c->deadline),
+        promised);
+}
+
+// INV-PROT-START at a pick: an eligible curr that its window protects is kept (§4.4 step 4),
+// unless an eligible next buddy goes first.
+void check_pick_keeps_protected(const Runqueue& before, const Runqueue& after,
+                                std::vector<Violation>& out) {
+  const std::optional<EntityId> c = before.curr();
+  if (!c || after.curr() == c || !protected_by_rule(before)) return;
+  if (!before.entity_eligible(before.entity(*c)) || before.nr_queued() < 2) return;
+  const auto next = before.next_buddy();
+  if (before.params().preset.has(Feature::PICK_BUDDY) && next &&
+      before.entity_eligible(before.entity(*next)))
+    return;
+  add(out, ids::kInvProtStart,
+      "pick left " + std::to_string(*c) + ", eligible and protected (bound " +
+          str(*before.protection()) + "), for " +
+          (after.curr() ? std::to_string(*after.curr()) : std::string("idle")),
+      promised(ids::kInvProtStart, before.params().preset));
 }
 
 // INV-PLACE-LAG: after a wakeup placement the measured lag is the saved lag (TR join: shared).
@@ -182,6 +268,7 @@ std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Ru
   switch (op.kind) {
     case OpKind::Pick:
       check_pick(before, after, out);
+      check_pick_keeps_protected(before, after, out);
       break;
     case OpKind::Enqueue:
       check_place(before, op, after, out);
@@ -196,6 +283,7 @@ std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Ru
       break;
   }
   check_saved_lags(before, after, out);
+  check_protection(before, op, after, out);
   return out;
 }
 

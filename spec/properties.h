@@ -26,6 +26,9 @@ inline constexpr char kInvPlaceLag[] = "INV-PLACE-LAG";
 inline constexpr char kInvReweight[] = "INV-REWEIGHT";
 inline constexpr char kInvPickEligible[] = "INV-PICK-ELIGIBLE";
 inline constexpr char kInvPickEdf[] = "INV-PICK-EDF";
+inline constexpr char kInvProtStart[] = "INV-PROT-START";
+inline constexpr char kInvProtExtent[] = "INV-PROT-EXTENT";
+inline constexpr char kInvProtEnd[] = "INV-PROT-END";
 inline constexpr char kInvLagClamp[] = "INV-LAG-CLAMP";
 inline constexpr char kInvDelay[] = "INV-DELAY";
 inline constexpr char kInvStep[] = "INV-STEP";
@@ -132,6 +135,9 @@ inline bool lag_clamp(const Preset& p, const Situation& s) {
 }
 inline bool deadline(const Preset&, const Situation& s) { return !s.request_rescaled; }
 inline bool delay(const Preset& p, const Situation&) { return p.has(Feature::DELAY_DEQUEUE); }
+inline bool protection(const Preset& p, const Situation&) {
+  return p.protection != Protection::None;
+}
 inline bool lag_bound_linux(const Preset& p, const Situation&) {
   return p.protection == Protection::Vprot;
 }
@@ -203,6 +209,17 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kInvPickEdf, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
      .note = "curr under protection and the eligible next buddy are exempt",
      .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-pick-edf.jsonl"},
+    {.id = ids::kInvProtStart, .kind = PropertyKind::StepInvariant,
+     .promise = registry::protection,
+     .note = "a window only at a pick that makes a new entity curr, and one at every such pick",
+     .judged = registry::kEverywhere, .fixture = "inv-prot-start.jsonl"},
+    {.id = ids::kInvProtExtent, .kind = PropertyKind::StepInvariant,
+     .promise = registry::protection,
+     .note = "the bound of the preset's formula (4.5); curr protected exactly while within it",
+     .judged = registry::kEverywhere, .fixture = "inv-prot-extent.jsonl"},
+    {.id = ids::kInvProtEnd, .kind = PropertyKind::StepInvariant, .promise = registry::protection,
+     .note = "cancelled or shrunk only by a wakeup as 4.6 says, dropped when curr leaves",
+     .judged = registry::kEverywhere, .fixture = "inv-prot-end.jsonl"},
     {.id = ids::kInvLagClamp, .kind = PropertyKind::StepInvariant, .promise = registry::lag_clamp,
      .note = "its DELAY_ZERO clause (vl <= 0 after a delayed dequeue) wherever DELAY_ZERO is on",
      .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-lag-clamp.jsonl"},

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "spec/properties.h"
 #include "tests/support/rq_helpers.h"
 
 namespace vlag::reference {
@@ -11,6 +12,7 @@ namespace vlag::reference {
 struct RunqueueTestAccess {
   static Entity& entity(Runqueue& rq, TaskId id) { return *rq.queue_.find(id); }
   static Num& fluid(Runqueue& rq) { return rq.fluid_; }
+  static std::optional<Num>& protection(Runqueue& rq) { return rq.prot_; }
 };
 
 namespace {
@@ -79,6 +81,95 @@ TEST(Invariants, PickEdfCatchesALaterDeadlineThanAnEligiblePeer) {
   after.pick_next_entity();
   after.yield_task();  // task 1 stays eligible with d = 1.05 ms; task 2 has d = 0.35 ms
   EXPECT_TRUE(reports(check_step(before, {OpKind::Pick}, after), "INV-PICK-EDF"));
+}
+
+// The protection rules (SPEC.md §6, INV-PROT-*) judge the runqueue's own window against the one
+// rules/protection.h derives, so a window the runqueue got wrong is caught at the step.
+std::vector<Violation> protection_ids(const std::vector<Violation>& all) {
+  std::vector<Violation> out;
+  for (const auto& v : all)
+    if (v.id.rfind("INV-PROT-", 0) == 0) out.push_back(v);
+  return out;
+}
+
+// Task 1 runs 0.1 ms of its first request (vprot 0.35 ms), then task 2 with a 0.1 ms slice
+// wakes with the earlier deadline.
+Runqueue protected_with_short_wakee() {
+  Runqueue rq = make_rq("linux-6.18");
+  rq.create(1, 1024, 0);
+  rq.create(2, 1024, 100'000);
+  rq.enqueue_entity(1);
+  rq.pick_next_entity();
+  rq.update_curr(100'000);
+  rq.enqueue_entity(2);
+  return rq;
+}
+
+TEST(Invariants, ProtectionStartCatchesAPickThatArmsNothingAndARearm) {
+  Runqueue before = pair("linux-6.18");
+  Runqueue after = before;
+  after.pick_next_entity();
+  EXPECT_TRUE(protection_ids(check_step(before, {OpKind::Pick}, after)).empty());
+  RunqueueTestAccess::protection(after).reset();  // set_next_entity armed nothing
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Pick}, after), ids::kInvProtStart));
+
+  // Alone and past its window (v = d = 0.35 ms), curr is picked again, and nothing is re-armed.
+  Runqueue ran = make_rq("linux-6.18");
+  ran.create(1, 1024, 0);
+  ran.enqueue_entity(1);
+  ran.pick_next_entity();
+  ran.update_curr(350'000);
+  ASSERT_FALSE(ran.protect_slice());
+  Runqueue repicked = ran;
+  repicked.pick_next_entity();
+  ASSERT_EQ(repicked.curr(), ran.curr());
+  EXPECT_TRUE(protection_ids(check_step(ran, {OpKind::Pick}, repicked)).empty());
+  RunqueueTestAccess::protection(repicked) = repicked.entity(*repicked.curr()).deadline;
+  EXPECT_TRUE(reports(check_step(ran, {OpKind::Pick}, repicked), ids::kInvProtStart));
+}
+
+TEST(Invariants, ProtectionStartCatchesAPickThatLeavesAProtectedCurr) {
+  Runqueue before = protected_with_short_wakee();  // task 2 earlier, curr protected
+  ASSERT_TRUE(before.protect_slice());
+  Runqueue after = before;
+  EXPECT_EQ(after.pick_next_entity(), std::optional<EntityId>(1));
+  EXPECT_TRUE(protection_ids(check_step(before, {OpKind::Pick}, after)).empty());
+  RunqueueTestAccess::protection(before) = before.entity(1).vruntime;  // as if it had ended
+  Runqueue left = before;
+  EXPECT_EQ(left.pick_next_entity(), std::optional<EntityId>(2));
+  RunqueueTestAccess::protection(before) = Num(350'000);  // judged against the window it had
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Pick}, left), ids::kInvProtStart));
+}
+
+TEST(Invariants, ProtectionExtentCatchesABoundOffTheFormula) {
+  // With a 0.1 ms task queued, curr's window is min(d, v + vdelta(0.1 ms)) = 0.1 ms.
+  Runqueue before = pair("linux-6.18");
+  RunqueueTestAccess::entity(before, 2).slice = 100'000;
+  RunqueueTestAccess::entity(before, 2).vruntime += 1'000'000;  // ineligible: 1 is picked
+  RunqueueTestAccess::entity(before, 2).deadline += 1'000'000;
+  RunqueueTestAccess::fluid(before) = before.avg_vruntime();
+  Runqueue after = before;
+  ASSERT_EQ(after.pick_next_entity(), std::optional<EntityId>(1));
+  EXPECT_EQ(after.protection(), std::optional<Num>(100'000 + before.entity(1).vruntime));
+  EXPECT_TRUE(protection_ids(check_step(before, {OpKind::Pick}, after)).empty());
+  RunqueueTestAccess::protection(after) = after.entity(1).deadline;  // the whole request
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Pick}, after), ids::kInvProtExtent));
+}
+
+TEST(Invariants, ProtectionEndCatchesAMissedCancelAndAMovedBound) {
+  Runqueue before = protected_with_short_wakee();
+  Runqueue after = before;
+  const Op op{OpKind::WakeupPreempt, 2};
+  ASSERT_TRUE(after.apply(op).preempt);  // shorter and earlier: preempts, cancels
+  EXPECT_TRUE(protection_ids(check_step(before, op, after)).empty());
+  RunqueueTestAccess::protection(after) = before.protection();  // the cancel never happened
+  EXPECT_TRUE(reports(check_step(before, op, after), ids::kInvProtEnd));
+
+  Runqueue ran = before;
+  ran.update_curr(10'000);
+  EXPECT_TRUE(protection_ids(check_step(before, {OpKind::Run, 0, 10'000}, ran)).empty());
+  *RunqueueTestAccess::protection(ran) += 1;  // a run moved the bound
+  EXPECT_TRUE(reports(check_step(before, {OpKind::Run, 0, 10'000}, ran), ids::kInvProtEnd));
 }
 
 TEST(Invariants, PlaceLagCatchesALostLag) {
