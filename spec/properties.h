@@ -126,9 +126,11 @@ namespace registry {
 
 inline bool everywhere(const Preset&, const Situation&) { return true; }
 inline bool paper(const Preset& p, const Situation&) { return p.paper(); }
+// Reweight by placement (6.13-7.0) goes through place_entity: for curr it breaks placement's
+// precondition, and without PLACE_LAG the placement drops the lag it saved (§4.8).
 inline bool reweight(const Preset& p, const Situation& s) {
   return p.reweight != ReweightRule::KeepV &&
-         !(p.reweight == ReweightRule::Place && s.entity_is_curr);
+         !(p.reweight == ReweightRule::Place && (s.entity_is_curr || !p.has(Feature::PLACE_LAG)));
 }
 inline bool lag_clamp(const Preset& p, const Situation& s) {
   return p.clamp == LagClamp::TwiceSlice || s.only_delay_zero;
@@ -201,7 +203,8 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kInvPlaceLag, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
      .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-place-lag.jsonl"},
     {.id = ids::kInvReweight, .kind = PropertyKind::StepInvariant, .promise = registry::reweight,
-     .note = "under reweight by placement (linux-6.18) not for the running entity (4.8)",
+     .note = "under reweight by placement (linux-6.18) not for the running entity nor without "
+             "PLACE_LAG (4.8)",
      .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-reweight.jsonl"},
     {.id = ids::kInvPickEligible, .kind = PropertyKind::StepInvariant,
      .promise = registry::everywhere, .judged = registry::kEverywhere, .prove = registry::kProved,

@@ -22,17 +22,18 @@ trace::Header header_of(const std::string& text) {
 
 void optimized_traces_hold(const std::string& preset) {
   const auto setup = *testing::gen_setup({preset}, 6);
-  const auto ops = *testing::gen_busy_ops(static_cast<int>(setup.tasks.size()));
-  const std::string text = testing::runqueue_trace<optimized::Runqueue>(
-      make_params(preset_by_name(preset)), setup.tasks, ops);
+  const auto steps = *testing::gen_steps(static_cast<int>(setup.tasks.size()));
+  const std::string text =
+      testing::steps_trace<optimized::Runqueue>(setup.params(), setup.tasks, steps);
   RC_ASSERT(header_of(text).arith == Arith::Linux64);
   const Report r = testing::check_text(text);
   RC_ASSERT(r.problem_count == 0);
   for (const auto& [id, st] : r.stats)
-    if (st.violated > 0) RC_FAIL(id + ": " + st.worst + "\n" + text);
+    if (st.violated > 0) RC_FAIL(setup.name() + ": " + id + ": " + st.worst + "\n" + text);
   for (const std::string& note : r.notes)
     if (note.find("stopped") != std::string::npos) RC_FAIL(note + "\n" + text);
   RC_ASSERT(r.stats.at("INV-STEP").checked > 0);
+  RC_TAG(setup.features.empty() ? "preset's own flags" : "flags flipped");
   RC_CLASSIFY(r.events > 200, "200+ events");
   const auto edf = r.stats.find("INV-PICK-EDF");
   RC_CLASSIFY(edf != r.stats.end() && edf->second.checked >= 10, "10+ picks judged");

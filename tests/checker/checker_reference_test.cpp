@@ -24,16 +24,15 @@ std::string first_violation(const Report& r, bool invariants_only = false) {
 // quantum or a steady system, so only the INV-* properties (layers 2 and 3) are promised here;
 // the THM-* figures are exercised by the driver-made traces below.
 RC_GTEST_PROP(CheckerProperties, ReferenceTracesHoldEveryPromisedInvariant, ()) {
-  const auto preset = *rc::gen::elementOf(testing::all_presets());
-  const auto tasks = *rc::gen::container<std::vector<std::pair<int64_t, int64_t>>>(
-      *rc::gen::inRange<size_t>(1, 6), rc::gen::pair(testing::gen_weight(), testing::gen_slice()));
-  const auto ops =
-      *rc::gen::container<std::vector<Op>>(testing::gen_op(static_cast<int>(tasks.size())));
-  const std::string text = testing::runqueue_trace(make_params(preset_by_name(preset)), tasks, ops);
+  const auto setup = *testing::gen_setup(testing::all_presets(), 5);
+  const auto steps = *testing::gen_steps(static_cast<int>(setup.tasks.size()));
+  const std::string text = testing::steps_trace(setup.params(), setup.tasks, steps);
   const Report r = check_text(text);
   RC_ASSERT(r.problem_count == 0);
   const std::string found = first_violation(r, true);
-  if (!found.empty()) RC_FAIL(found + "\n" + text);
+  if (!found.empty()) RC_FAIL(setup.name() + ": " + found + "\n" + text);
+  RC_TAG(setup.features.empty() ? "preset's own flags" : "flags flipped");
+  RC_CLASSIFY(r.events >= 200, "200+ events");
 }
 
 TEST(CheckerOnReference, DemoTracesHoldUnderEveryPreset) {

@@ -1,32 +1,37 @@
 // SPEC.md §7: the optimized runqueue and the reference in Linux integer arithmetic make identical
 // picks and reach bit-identical state after every operation, for every Linux preset (rejected
-// operations included: both must reject). Case counts from RC_PARAMS, as for all properties.
+// operations included: both must reject), with any feature flags on top of the preset. Case
+// counts from RC_PARAMS, as for all properties.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include "optimized/differential.h"
 #include "tests/support/op_gen.h"
 #include "tests/support/preset_properties.h"
+#include "tests/support/step_gen.h"
 
 namespace vlag::optimized {
 namespace {
 
 void optimized_matches_linux_reference(const std::string& preset) {
   const auto setup = *testing::gen_setup({preset}, 12);
-  const Params params = make_params(preset_by_name(setup.preset));
+  const Params params = setup.params();
   reference::LinuxRunqueue ref(params);
   Runqueue opt(params);
   testing::create_tasks(ref, setup);
   testing::create_tasks(opt, setup);
-  const auto ops = *testing::gen_busy_ops(static_cast<int>(setup.tasks.size()));
+  const auto steps = *testing::gen_steps(static_cast<int>(setup.tasks.size()));
   int picks = 0, migrations = 0;
-  for (const Op& op : ops) {
-    const bool sleeping =
-        op.kind == OpKind::Detach && ref.has(op.se) && ref.entity(op.se).status == Status::Sleeping;
-    if (const auto diff = differential_step(ref, opt, op)) RC_FAIL(setup.preset + ": " + *diff);
-    picks += op.kind == OpKind::Pick;
-    migrations += sleeping;
-  }
+  for (const testing::Step& step : steps)
+    for (const Op& op : testing::resolve(ref, step)) {
+      const bool sleeping = op.kind == OpKind::Detach && ref.has(op.se) &&
+                            ref.entity(op.se).status == Status::Sleeping;
+      if (const auto diff = differential_step(ref, opt, op)) RC_FAIL(setup.name() + ": " + *diff);
+      picks += op.kind == OpKind::Pick;
+      migrations += sleeping;
+    }
+  RC_TAG(setup.features.empty() ? "preset's own flags" : "flags flipped");
+  RC_CLASSIFY(setup.tasks.size() >= 16, "16+ tasks");
   RC_CLASSIFY(ref.nr_queued() >= 6, "6+ queued at the end");
   RC_CLASSIFY(picks >= 10, "10+ picks");
   RC_CLASSIFY(migrations > 0, "a detach-attach round trip");
@@ -38,7 +43,7 @@ void optimized_matches_linux_reference(const std::string& preset) {
 // the attach and every later step.
 void migration_matches_linux_reference(const std::string& preset) {
   const auto setup = *testing::gen_setup({preset}, 12);
-  const Params params = make_params(preset_by_name(setup.preset));
+  const Params params = setup.params();
   reference::LinuxRunqueue ref[2] = {reference::LinuxRunqueue(params),
                                      reference::LinuxRunqueue(params)};
   Runqueue opt[2] = {Runqueue(params), Runqueue(params)};
@@ -66,11 +71,11 @@ void migration_matches_linux_reference(const std::string& preset) {
       ++moved;
       for (int k = 0; k < 2; ++k)
         if (const auto diff = state_difference(ref[k], opt[k]))
-          RC_FAIL(setup.preset + ": after moving task " + std::to_string(op.se) + ": " + *diff);
+          RC_FAIL(setup.name() + ": after moving task " + std::to_string(op.se) + ": " + *diff);
       continue;
     }
     if (const auto diff = differential_step(ref[cpu], opt[cpu], op))
-      RC_FAIL(setup.preset + " CPU " + std::to_string(cpu) + ": " + *diff);
+      RC_FAIL(setup.name() + " CPU " + std::to_string(cpu) + ": " + *diff);
   }
   RC_CLASSIFY(moved > 0, "1+ migrations");
   RC_CLASSIFY(moved >= 3, "3+ migrations");

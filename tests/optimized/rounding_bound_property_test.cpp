@@ -44,7 +44,7 @@ Num vruntime_bound(const LinuxRunqueue& rq, const Op& op) {
 
 void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
   const auto setup = *testing::gen_setup({preset}, 8);
-  LinuxRunqueue lin(make_params(preset_by_name(setup.preset)));
+  LinuxRunqueue lin(setup.params());
   testing::create_tasks(lin, setup);
   const auto ops = *testing::gen_busy_ops(static_cast<int>(setup.tasks.size()));
   int diverged = 0;  // operations whose rounded comparison went the other way, inside the bound
@@ -55,7 +55,7 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
     if (lin.nr_queued() > 0) {  // SPEC.md §7.1: the floor, exactly: 0 ≤ V − V_linux < 1
       const Num floor_error = exact.avg_vruntime() - time_of(lin.avg_vruntime());
       if (!(floor_error >= 0 && floor_error < 1))
-        RC_FAIL(setup.preset + ": V " + str(exact.avg_vruntime()) + " read as " +
+        RC_FAIL(setup.name() + ": V " + str(exact.avg_vruntime()) + " read as " +
                 lin.avg_vruntime().get_str() + " before " + to_string(op));
     }
     bool lin_ok = true, exact_ok = true;
@@ -71,7 +71,7 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
     }
     RC_ASSERT(lin_ok == exact_ok);
     if (!lin_ok) continue;
-    const std::string where = setup.preset + " " + to_string(op) + ": ";
+    const std::string where = setup.name() + " " + to_string(op) + ": ";
     // A common state makes common decisions: eligibility compares integers with V exactly.
     RC_ASSERT(lin.last_outcome().picked == exact.last_outcome().picked);
     RC_ASSERT(lin.last_outcome().preempt == exact.last_outcome().preempt);

@@ -1,14 +1,16 @@
 // Properties of the reference over random operation sequences (SPEC.md §6). Case counts and
-// seeds come from RC_PARAMS, e.g. RC_PARAMS="max_success=10000 seed=42".
+// seeds come from RC_PARAMS, e.g. RC_PARAMS="max_success=10000 seed=42"; sequence lengths from
+// VLAG_PROPERTY_SCALE (tests/support/property_scale.h).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/support/op_gen.h"
 #include "reference/invariants.h"
 #include "reference/round_trip.h"
 #include "reference/runqueue.h"
-#include "tests/support/rq_helpers.h"
 #include "spec/error.h"
+#include "tests/support/op_gen.h"
+#include "tests/support/rq_helpers.h"
+#include "tests/support/step_gen.h"
 
 namespace vlag::reference {
 namespace {
@@ -29,37 +31,71 @@ std::string snapshot(const Runqueue& rq) {
 using testing::Setup;
 
 Runqueue build(const Setup& s) {
-  Runqueue rq = make_rq(s.preset);
+  Runqueue rq(s.params());
   testing::create_tasks(rq, s);
   return rq;
 }
 
+// What one case exercised, for rapidcheck's classification of the mix (RC_CLASSIFY, RC_TAG).
+struct Mix {
+  int accepted = 0, rejected = 0;
+  bool emptied = false, delayed = false, exempt = false;
+  bool lone_runs = false, light_beside_crowd = false, huge_run = false;
+};
+
+void classify(const Setup& setup, const Mix& m) {
+  RC_TAG(setup.features.empty() ? "preset's own flags" : "flags flipped");
+  RC_TAG(m.accepted < 20    ? "< 20 operations"
+         : m.accepted < 200 ? "20-199 operations"
+                            : "200+ operations");
+  RC_CLASSIFY(m.light_beside_crowd, "weight 2 queued beside 16+ others");
+  RC_CLASSIFY(m.lone_runs, "a lone entity runs");
+  RC_CLASSIFY(m.emptied, "queue emptied and refilled");
+  RC_CLASSIFY(m.huge_run, "a run of 1 s or more");
+  RC_CLASSIFY(m.delayed, "delayed dequeue");
+  RC_CLASSIFY(m.exempt, "a pick exempt by protection or the buddy");
+}
+
 // Every invariant a preset promises (SPEC.md §6) holds after every accepted operation, and a
-// rejected operation leaves the state exactly as it was.
+// rejected operation leaves the state exactly as it was: over long sequences of wakeups, sleeps,
+// picks when asked for, runs, reweights and migrations (tests/support/step_gen.h) under every
+// preset with any feature flags on or off, biased to boundary weights, slices and runs.
 RC_GTEST_PROP(ReferenceProperties, PromisedInvariantsHoldAfterEveryOperation, ()) {
-  const Setup setup = *testing::gen_setup(testing::all_presets(), 5);
+  const Setup setup = *testing::gen_setup(testing::all_presets(), 6);
   Runqueue rq = build(setup);
-  const auto ops =
-      *rc::gen::container<std::vector<Op>>(testing::gen_op(static_cast<int>(setup.tasks.size())));
-  int accepted = 0, migrated = 0;
-  for (const Op& op : ops) {
-    const Runqueue before = rq;
-    try {
-      reference::apply_with_round_trip(rq, op);
-    } catch (const Error&) {
-      RC_ASSERT(snapshot(rq) == snapshot(before));
-      continue;
+  const auto steps = *testing::gen_steps(static_cast<int>(setup.tasks.size()));
+  Mix m;
+  bool was_empty = false;
+  for (const testing::Step& step : steps) {
+    for (const Op& op : testing::resolve(rq, step)) {
+      const Runqueue before = rq;
+      Outcome outcome;
+      try {
+        outcome = reference::apply_with_round_trip(rq, op);
+      } catch (const Error&) {
+        RC_ASSERT(snapshot(rq) == snapshot(before));
+        ++m.rejected;
+        continue;
+      }
+      ++m.accepted;
+      const auto v = promised_only(check_step(before, op, rq));
+      if (!v.empty())
+        RC_FAIL(setup.name() + ": " + v.front().id + " after " + to_string(op) + ": " +
+                v.front().detail + "\nbefore: " + snapshot(before) + "\nafter:  " + snapshot(rq));
+      const int64_t n = rq.nr_queued();
+      m.huge_run |= op.kind == OpKind::Run && op.a >= 1'000'000'000;
+      m.exempt |= outcome.by_protection || outcome.by_buddy;
+      m.lone_runs |= n == 1 && rq.curr().has_value();
+      if (n == 0) was_empty = true;
+      m.emptied |= was_empty && n > 0;
+      m.light_beside_crowd |=
+          n >= 17 && std::any_of(rq.entities().begin(), rq.entities().end(), [](const Entity& e) {
+            return e.weight == kMinWeight && e.status != Status::Sleeping;
+          });
+      for (const Entity& e : rq.entities()) m.delayed |= e.status == Status::Delayed;
     }
-    ++accepted;
-    migrated += op.kind == OpKind::Detach;
-    const auto v = promised_only(check_step(before, op, rq));
-    if (!v.empty())
-      RC_FAIL(setup.preset + ": " + v.front().id + " after " + to_string(op) + ": " +
-              v.front().detail + "\nbefore: " + snapshot(before) + "\nafter:  " + snapshot(rq));
   }
-  RC_CLASSIFY(accepted >= 20, "20+ accepted operations");
-  RC_CLASSIFY(accepted < 5, "under 5 accepted operations");
-  RC_CLASSIFY(migrated > 0, "a detach-attach round trip");
+  classify(setup, m);
 }
 
 // TR Theorem 1 and the pairwise bound derived from it, in a steady paper system: clients join

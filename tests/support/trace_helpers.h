@@ -11,6 +11,7 @@
 #include "reference/runqueue.h"
 #include "sim/demo.h"
 #include "spec/error.h"
+#include "tests/support/step_gen.h"
 #include "trace/observer.h"
 
 namespace vlag::testing {
@@ -22,25 +23,49 @@ inline trace::Header header_for(const Params& params) {
   return h;
 }
 
-/// The trace of the ops a runqueue accepts (rejected ones leave no event, as in a real run): the
-/// reference by default, or any BasicRunqueue such as optimized::Runqueue.
-template <class Rq = reference::Runqueue>
-std::string runqueue_trace(const Params& params,
-                           const std::vector<std::pair<int64_t, int64_t>>& tasks,
-                           const std::vector<Op>& ops) {
+/// The trace a runqueue writes while `drive(rq)` runs it, its tasks 1..n created first.
+template <class Rq, class Drive>
+std::string traced_run(const Params& params, const std::vector<std::pair<int64_t, int64_t>>& tasks,
+                       Drive&& drive) {
   std::ostringstream out;
   trace::TraceObserver<typename Rq::Num> tracer(out, header_for(params));
   Rq rq(params);
   rq.set_observer(&tracer);
   for (size_t i = 0; i < tasks.size(); ++i)
     rq.apply({OpKind::Create, static_cast<TaskId>(i + 1), tasks[i].first, tasks[i].second});
-  for (const Op& op : ops) {
-    try {
-      reference::apply_with_round_trip(rq, op);
-    } catch (const Error&) {
-    }
-  }
+  drive(rq);
   return out.str();
+}
+
+/// One operation as the sequences apply it: rejected ones leave no event, as in a real run.
+template <class Rq>
+void apply_if_accepted(Rq& rq, const Op& op) {
+  try {
+    reference::apply_with_round_trip(rq, op);
+  } catch (const Error&) {
+  }
+}
+
+/// The trace of the ops a runqueue accepts: the reference by default, or any BasicRunqueue such
+/// as optimized::Runqueue.
+template <class Rq = reference::Runqueue>
+std::string runqueue_trace(const Params& params,
+                           const std::vector<std::pair<int64_t, int64_t>>& tasks,
+                           const std::vector<Op>& ops) {
+  return traced_run<Rq>(params, tasks, [&](Rq& rq) {
+    for (const Op& op : ops) apply_if_accepted(rq, op);
+  });
+}
+
+/// The same for generated steps (tests/support/step_gen.h), each resolved on the runqueue's
+/// state when it comes.
+template <class Rq = reference::Runqueue>
+std::string steps_trace(const Params& params, const std::vector<std::pair<int64_t, int64_t>>& tasks,
+                        const std::vector<Step>& steps) {
+  return traced_run<Rq>(params, tasks, [&](Rq& rq) {
+    for (const Step& step : steps)
+      for (const Op& op : resolve(rq, step)) apply_if_accepted(rq, op);
+  });
 }
 
 inline std::string demo_trace(const std::string& preset, int64_t duration_ns,
