@@ -39,8 +39,8 @@ for f in "${library[@]}"; do
 done
 wait
 
-targets=(differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer
-         rtapp_fuzzer cfs_fuzzer)
+targets=(differential_fuzzer tree_fuzzer invariant_fuzzer perf_script_fuzzer sched_debug_fuzzer
+         trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer)
 libraries=(gmpxx gmp z3 simdjson fmt)
 for target in "${targets[@]}"; do
   # $ORIGIN/lib: the engines' runners lack these libraries; they travel with the targets.

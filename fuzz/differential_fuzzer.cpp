@@ -9,7 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vlag;
   const fuzz::FuzzCase c = fuzz::decode_case(data, size);
-  const Params params = make_params(preset_by_name(c.preset));
+  const Params params = fuzz::case_params(c);
   reference::LinuxRunqueue ref(params);
   optimized::Runqueue opt(params);
   for (size_t i = 0; i < c.tasks.size(); ++i) {
@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const Op& op : c.ops) {
     if (const auto diff = optimized::differential_step(ref, opt, op)) {
-      std::fprintf(stderr, "%s: %s\n", c.preset.c_str(), diff->c_str());
+      std::fprintf(stderr, "%s [%s]: %s\n", c.preset.c_str(), c.features.c_str(), diff->c_str());
       std::abort();
     }
   }

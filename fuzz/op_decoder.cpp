@@ -71,7 +71,18 @@ FuzzCase decode_case(const uint8_t* data, size_t size) {
   static const std::vector<std::string> presets = presets_of(PresetFamily::Linux);
   ByteReader in(data, size);
   FuzzCase c;
-  c.preset = presets[in.u8() % presets.size()];
+  const uint8_t first = in.u8();
+  c.preset = presets[first % presets.size()];
+  if (first & 0x80) {
+    const Preset p = preset_by_name(c.preset);
+    const uint32_t flips = in.u16();
+    for (size_t i = 0; i < kFeatureCount; ++i) {
+      if (!(flips >> i & 1)) continue;
+      const auto f = static_cast<Feature>(i);
+      c.features += (c.features.empty() ? "" : ",") + std::string(p.has(f) ? "-" : "") +
+                    std::string(feature_name(f));
+    }
+  }
   const size_t ntasks = 1 + in.u8() % kMaxFuzzTasks;
   for (size_t i = 0; i < ntasks; ++i) {
     const int64_t w = weight(in);
@@ -80,6 +91,12 @@ FuzzCase decode_case(const uint8_t* data, size_t size) {
   while (!in.done() && c.ops.size() < kMaxFuzzOps)
     c.ops.push_back(op(in, static_cast<TaskId>(ntasks)));
   return c;
+}
+
+Params case_params(const FuzzCase& c) {
+  Preset p = preset_by_name(c.preset);
+  apply_feature_overrides(p, c.features);
+  return make_params(p);
 }
 
 }  // namespace vlag::fuzz

@@ -10,12 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "spec/features.h"
 #include "spec/ops.h"
 
 namespace vlag::fuzz {
 
 struct FuzzCase {
   std::string preset;
+  std::string features;  // flags switched on top of the preset (spec/features.h overrides)
   std::vector<std::pair<int64_t, int64_t>> tasks;  // weight, slice of tasks 1..n
   std::vector<Op> ops;
 };
@@ -38,7 +40,12 @@ class ByteReader {
 inline constexpr size_t kMaxFuzzTasks = 16;
 inline constexpr size_t kMaxFuzzOps = 4000;
 
-/// Decodes a case over the Linux presets.
+/// Decodes a case over the Linux presets. The first byte picks the preset; with its high bit set
+/// a 16-bit mask follows whose low bits flip the preset's feature flags, one bit per flag in
+/// spec/features.h order, so that every combination a preset can take is reachable (inputs
+/// whose first byte is below 128 decode as they always did).
 FuzzCase decode_case(const uint8_t* data, size_t size);
+/// The case's preset with its feature flags, as run parameters.
+Params case_params(const FuzzCase& c);
 
 }  // namespace vlag::fuzz

@@ -102,6 +102,7 @@ class Machine {
   void apply(Cpu& c, const Op& op);
   void sync(int c);
   void tick(int c, uint64_t gen);
+  void check_progress(int64_t& window_start_ns);  // throws when simulated time stalls
   int64_t quantum(int c) const;
   void arm_quantum(int c);
   void burst_end(int c, uint64_t gen);
