@@ -486,7 +486,13 @@ void BasicRunqueue<Q>::set_next_entity(Entity& e) {
 template <class Q>
 std::optional<EntityId> BasicRunqueue<Q>::pick_next_entity() {
   need_resched_ = false;
-  for (;;) {
+  // Each round completes one delayed dequeue, so |Q| + 1 rounds end it; more is a broken
+  // model looping, which must fail rather than hang a test or a fuzzer.
+  const int64_t most = nr_queued_ + 1;
+  for (int64_t round = 0;; ++round) {
+    if (round > most)
+      throw Error("pick_next_entity: no progress after " + std::to_string(round) +
+                  " rounds of completing delayed dequeues");
     const Choice choice = pick_eevdf(true);
     outcome_.by_protection = choice.by_protection;
     outcome_.by_buddy = choice.by_buddy;
