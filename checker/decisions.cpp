@@ -38,6 +38,15 @@ void Decisions::pick(const View& view, const PickContext& pick) {
         ineligible_pick_witness(view, p.id));
     return;
   }
+  out_.checked(ids::kInvNextBuddy);
+  if (pick.buddy_first && *pick.buddy_first != p.id) {
+    out_.violate(
+        ids::kInvNextBuddy,
+        fmt::format("picked {} while the next buddy {} was eligible (v={} <= V={})",
+                    entity_label(p), *pick.buddy_first, str(pick.buddy_v), str(pick.V_before)),
+        buddy_witness(pick.buddy_v, pick.V_before), promised(ids::kInvNextBuddy, params_.preset));
+    return;
+  }
   if (rules::arms_protection(params_.preset)) {
     out_.checked(ids::kInvProtStart);
     out_.checked(ids::kInvProtExtent);

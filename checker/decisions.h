@@ -1,9 +1,10 @@
 // Layer 2 of `vlag check` (SPEC.md §6): every pick judged on the trace's own numbers with the
 // rules of rules/invariants.h — INV-PICK-ELIGIBLE, INV-PICK-EDF modulo protection and the next
-// buddy, the protection IDs (INV-PROT-START: a protected curr is kept; INV-PROT-EXTENT and
-// INV-PROT-END: a curr kept past its window, checker/protection.h), INV-DELAY (a delayed entity
-// never runs, and only an ineligible one becomes delayed) — and, while the shadow reference follows
-// the trace, against the pick SPEC.md §4.4 makes (INV-STEP).
+// buddy, INV-NEXT-BUDDY (an eligible buddy is the pick, checker/buddy.h), the protection IDs
+// (INV-PROT-START: a protected curr is kept; INV-PROT-EXTENT and INV-PROT-END: a curr kept past its
+// window, checker/protection.h), INV-DELAY (a delayed entity never runs, and only an ineligible one
+// becomes delayed) — and, while the shadow reference follows the trace, against the pick SPEC.md
+// §4.4 makes (INV-STEP).
 #pragma once
 
 #include <optional>
@@ -34,6 +35,10 @@ struct PickContext {
   /// `V_before` are curr's vruntime and V before the pick, for the witness.
   bool must_keep_curr = false;
   Exact curr_v, curr_d, V_before;
+  /// The next buddy, eligible under PICK_BUDDY with more than one entity queued: the pick
+  /// (INV-NEXT-BUDDY); `buddy_v` its vruntime for the witness, against V_before.
+  std::optional<EntityId> buddy_first;
+  Exact buddy_v;
 };
 
 class Decisions {

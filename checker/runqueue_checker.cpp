@@ -23,6 +23,7 @@ RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, 
       service_(header.params, report, file_),
       decisions_(params_, findings_),
       protection_(params_, header.arith),
+      buddy_(params_.preset, header.window),
       state_rules_(params_, header.arith, findings_) {
   if (header.arith == Arith::Linux64)
     report_.notes.push_back(fmt::format(
@@ -138,6 +139,10 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
     protection_.wakeup_decision(view_, *se, e.preempt, line);
   else
     protection_.follow(view_);
+  if (e.kind == EventKind::Wakeup) buddy_.woke(before->is_new);
+  if (e.kind == EventKind::Preempt) buddy_.decided(*se, curr_before);
+  if (e.kind == EventKind::Pick || e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue)
+    buddy_.left(se);
 
   switch (e.kind) {
     case EventKind::New:
@@ -193,30 +198,36 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
   ++index_;
 }
 
-// What the state before a pick says about it: the next buddy (the shadow's, while it follows
-// the trace) and curr's protection by the checker's own window.
+// What the state before a pick says about it: the next buddy and curr's protection, both by the
+// checker's own rules (checker/buddy.h, checker/protection.h), never the shadow's.
 PickContext RunqueueChecker::pick_context(const trace::Event& e,
                                           std::optional<EntityId> curr_before) const {
   PickContext c;
   c.picked = e.entity();
   c.curr_before = curr_before;
-  c.next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
+  // An unknown buddy (a window under NEXT_BUDDY) may be the picked entity.
+  c.next_before = buddy_.known() ? buddy_.next() : c.picked;
   c.curr_protected = protection_.protects(view_);
+  const Exact V = view_.V();
+  const ViewEntity* next = buddy_.next() ? view_.find(*buddy_.next()) : nullptr;
+  const bool next_eligible = next && in_queue(*next) && view_.eligible(*next, V);
+  int64_t queued = 0;
+  for (const auto& [id, v] : view_.entities()) queued += in_queue(v);
+  if (rules::buddy_goes_first(params_.preset, buddy_.next(), next_eligible, queued)) {
+    c.buddy_first = buddy_.next();
+    c.buddy_v = next->vruntime;
+    c.V_before = V;
+    return c;  // the buddy goes before curr's protection (§4.4 step 2)
+  }
   if (!protection_.known() || !curr_before) return c;
   c.kept_past = protection_.kept_past_id(view_);
   c.window = protection_.describe();
   c.bound = protection_.bound();
   c.stash = protection_.stash();
   const ViewEntity* curr = view_.find(*curr_before);
-  if (!c.curr_protected || !curr || view_.W() == curr->weight) return c;
-  // An eligible next buddy goes first under PICK_BUDDY; without the shadow it is not known.
-  const Exact V = view_.V();
-  if (params_.preset.has(Feature::PICK_BUDDY) && params_.preset.has(Feature::NEXT_BUDDY)) {
-    if (!shadow_) return c;
-    if (const ViewEntity* next = c.next_before ? view_.find(*c.next_before) : nullptr;
-        next && view_.eligible(*next, V))
-      return c;
-  }
+  if (!c.curr_protected || !curr || queued < 2) return c;
+  // An unknown buddy under PICK_BUDDY might go first.
+  if (!buddy_.known() && params_.preset.has(Feature::PICK_BUDDY)) return c;
   c.must_keep_curr = view_.eligible(*curr, V);
   c.curr_v = curr->vruntime;
   c.curr_d = curr->deadline;

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "checker/buddy.h"
 #include "checker/decisions.h"
 #include "checker/findings.h"
 #include "checker/protection.h"
@@ -69,6 +70,7 @@ class RunqueueChecker {
   ServiceLayer service_;
   Decisions decisions_;
   ProtectionTracker protection_;  // curr's protection window, from the events alone
+  BuddyTracker buddy_;            // the next buddy, from the events alone
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
   int64_t now_ = 0;

@@ -133,6 +133,16 @@ Witness protection_kept_witness(const View& view, EntityId picked, EntityId earl
   return w;
 }
 
+Witness buddy_witness(const Exact& v, const Exact& V) {
+  Witness w;
+  w.statement = std::string(ids::kInvNextBuddy) +
+                ": under PICK_BUDDY a pick passes over the next buddy only when it is ineligible";
+  w.add("v", Sort::Real, v);
+  w.add("V", Sort::Real, V);
+  w.claim = "(<= v V)";
+  return w;
+}
+
 Witness protection_start_witness(const Exact& v, const Exact& d, const Exact& V,
                                  const std::optional<Exact>& bound, bool stash) {
   Witness w;

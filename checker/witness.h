@@ -54,6 +54,8 @@ Witness edf_witness(const View& view, EntityId picked, EntityId earlier);
 /// window's bound (vprot: v >= bound; stash: d != bound; no bound: cancelled).
 Witness protection_kept_witness(const View& view, EntityId picked, EntityId earlier,
                                 const std::optional<Exact>& bound, bool stash);
+/// INV-NEXT-BUDDY: the buddy passed over was eligible (v <= V before the pick).
+Witness buddy_witness(const Exact& v, const Exact& V);
 /// INV-PROT-START: curr, eligible (v <= V before the pick), was within its window.
 Witness protection_start_witness(const Exact& v, const Exact& d, const Exact& V,
                                  const std::optional<Exact>& bound, bool stash);

@@ -1,5 +1,6 @@
 #include "reference/invariants.h"
 
+#include "rules/buddy.h"
 #include "rules/invariants.h"
 #include "rules/protection.h"
 #include "spec/properties.h"
@@ -59,6 +60,10 @@ void check_pick(const Runqueue& before, const Runqueue& after, std::vector<Viola
     return;
   }
   const Entity& p = after.entity(*picked);
+  if (p.status == Status::Sleeping) {
+    add(out, ids::kInvPickEligible, "picked " + std::to_string(p.id) + ", which is not queued");
+    return;
+  }
   if (!s.eligible(p)) {
     add(out, ids::kInvPickEligible,
         "picked " + std::to_string(p.id) + " with v=" + str(p.vruntime) + " > V=" + str(s.V()));
@@ -106,7 +111,7 @@ void check_protection(const Runqueue& before, const Op& op, const Runqueue& afte
   const bool want_protected = c && rules::protects(p, want, c->vruntime, c->deadline);
   const bool got_protected = after.protect_slice();
   const auto bound = [](const std::optional<Num>& b) { return b ? str(*b) : std::string("none"); };
-  const std::string what = "after " + to_string(op) + ": protection " + bound(after.protection()) +
+  const std::string what = "protection " + bound(after.protection()) +
                            (got_protected ? " (protecting)" : " (not protecting)") +
                            ", §4.5 gives " + bound(want) +
                            (want_protected ? " (protecting)" : " (not protecting)");
@@ -114,9 +119,9 @@ void check_protection(const Runqueue& before, const Op& op, const Runqueue& afte
                                    want_protected && after.protection() != want;
   if (arming) {
     if (got_protected != want_protected)
-      add(out, ids::kInvProtStart, "pick of " + std::to_string(*c_id) + " " + what, promised);
+      add(out, ids::kInvProtStart, "pick of " + std::to_string(*c_id) + ": " + what, promised);
     else if (vprot_bounds_differ)
-      add(out, ids::kInvProtExtent, "pick of " + std::to_string(*c_id) + " " + what, promised);
+      add(out, ids::kInvProtExtent, "pick of " + std::to_string(*c_id) + ": " + what, promised);
     return;
   }
   if (got_protected && !want_protected)
@@ -147,6 +152,44 @@ void check_pick_keeps_protected(const Runqueue& before, const Runqueue& after,
           str(*before.protection()) + "), for " +
           (after.curr() ? std::to_string(*after.curr()) : std::string("idle")),
       promised(ids::kInvProtStart, before.params().preset));
+}
+
+// INV-NEXT-BUDDY: the runqueue's next buddy after the step against the one rules/buddy.h derives
+// from the buddy before it (judged at the step that led to it); a buddy is a queued entity other
+// than curr; under PICK_BUDDY an eligible buddy is the pick.
+void check_buddy(const Runqueue& before, const Op& op, const Runqueue& after,
+                 std::vector<Violation>& out) {
+  const Preset& p = after.params().preset;
+  const rules::Buddy was = before.next_buddy(), got = after.next_buddy();
+  const auto name = [](const rules::Buddy& b) { return b ? std::to_string(*b) : "none"; };
+  if (got &&
+      (!after.has(*got) || after.entity(*got).status != Status::Queued || after.curr() == got))
+    add(out, ids::kInvNextBuddy,
+        "next buddy " + name(got) + " is not a queued entity other than curr");
+  rules::Buddy want = was, or_else = was;  // a wakeup decision may leave it (a new task's)
+  switch (op.kind) {
+    case OpKind::WakeupPreempt:
+      want = rules::buddy_after_wakeup(p, was, op.se, before.curr(), false);
+      break;
+    case OpKind::Pick:
+      want = or_else = rules::buddy_after_leaving(was, after.curr());
+      break;
+    case OpKind::Dequeue:
+      want = or_else = rules::buddy_after_leaving(was, op.se);
+      break;
+    default:
+      break;
+  }
+  if (got != want && got != or_else)
+    add(out, ids::kInvNextBuddy,
+        "after " + to_string(op) + ": next buddy " + name(got) + ", §4.4/§4.6/§4.7 give " +
+            name(want));
+  if (op.kind == OpKind::Pick && was && before.has(*was) &&
+      rules::buddy_goes_first(p, was, before.entity_eligible(before.entity(*was)),
+                              before.nr_queued()) &&
+      after.curr() != was)
+    add(out, ids::kInvNextBuddy,
+        "pick of " + name(after.curr()) + " passed over the eligible next buddy " + name(was));
 }
 
 // INV-PLACE-LAG: after a wakeup placement the measured lag is the saved lag (TR join: shared).
@@ -284,6 +327,7 @@ std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Ru
   }
   check_saved_lags(before, after, out);
   check_protection(before, op, after, out);
+  check_buddy(before, op, after, out);
   return out;
 }
 

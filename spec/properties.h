@@ -29,6 +29,7 @@ inline constexpr char kInvPickEdf[] = "INV-PICK-EDF";
 inline constexpr char kInvProtStart[] = "INV-PROT-START";
 inline constexpr char kInvProtExtent[] = "INV-PROT-EXTENT";
 inline constexpr char kInvProtEnd[] = "INV-PROT-END";
+inline constexpr char kInvNextBuddy[] = "INV-NEXT-BUDDY";
 inline constexpr char kInvLagClamp[] = "INV-LAG-CLAMP";
 inline constexpr char kInvDelay[] = "INV-DELAY";
 inline constexpr char kInvStep[] = "INV-STEP";
@@ -223,6 +224,11 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kInvProtEnd, .kind = PropertyKind::StepInvariant, .promise = registry::protection,
      .note = "cancelled or shrunk only by a wakeup as 4.6 says, dropped when curr leaves",
      .judged = registry::kEverywhere, .fixture = "inv-prot-end.jsonl"},
+    {.id = ids::kInvNextBuddy, .kind = PropertyKind::StepInvariant,
+     .promise = registry::everywhere,
+     .note = "set only by a wakeup decision under NEXT_BUDDY, cleared when picked or dequeued; an "
+             "eligible buddy is picked first under PICK_BUDDY",
+     .judged = registry::kEverywhere, .fixture = "inv-next-buddy.jsonl"},
     {.id = ids::kInvLagClamp, .kind = PropertyKind::StepInvariant, .promise = registry::lag_clamp,
      .note = "its DELAY_ZERO clause (vl <= 0 after a delayed dequeue) wherever DELAY_ZERO is on",
      .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-lag-clamp.jsonl"},

@@ -13,6 +13,7 @@ struct RunqueueTestAccess {
   static Entity& entity(Runqueue& rq, TaskId id) { return *rq.queue_.find(id); }
   static Num& fluid(Runqueue& rq) { return rq.fluid_; }
   static std::optional<Num>& protection(Runqueue& rq) { return rq.prot_; }
+  static std::optional<EntityId>& next_buddy(Runqueue& rq) { return rq.next_; }
 };
 
 namespace {
@@ -170,6 +171,43 @@ TEST(Invariants, ProtectionEndCatchesAMissedCancelAndAMovedBound) {
   EXPECT_TRUE(protection_ids(check_step(before, {OpKind::Run, 0, 10'000}, ran)).empty());
   *RunqueueTestAccess::protection(ran) += 1;  // a run moved the bound
   EXPECT_TRUE(reports(check_step(before, {OpKind::Run, 0, 10'000}, ran), ids::kInvProtEnd));
+}
+
+// INV-NEXT-BUDDY: under NEXT_BUDDY a wakeup decision makes the wakee the buddy, a dequeue of it
+// clears it, and an eligible buddy is the next pick under PICK_BUDDY.
+TEST(Invariants, NextBuddyIsSetByTheDecisionAndClearedByItsDequeue) {
+  Preset p = preset_by_name("linux-6.18");
+  apply_feature_overrides(p, "NEXT_BUDDY");
+  Runqueue before(make_params(p));
+  for (TaskId id : {1, 2}) before.create(id, 1024, 0);
+  before.enqueue_entity(1);
+  before.pick_next_entity();
+  before.update_curr(100'000);
+  before.enqueue_entity(2);
+  before.dequeue_entity(2, true);
+  before.enqueue_entity(2);  // not its first enqueue: the decision may make it the buddy
+  Runqueue decided = before;
+  const Op decide{OpKind::WakeupPreempt, 2};
+  decided.apply(decide);
+  ASSERT_EQ(decided.next_buddy(), std::optional<EntityId>(2));
+  EXPECT_FALSE(reports(check_step(before, decide, decided), ids::kInvNextBuddy));
+
+  Runqueue left = decided;
+  const Op sleep{OpKind::Dequeue, 2, 0, 0, kDequeueSleep};
+  left.apply(sleep);
+  EXPECT_FALSE(reports(check_step(decided, sleep, left), ids::kInvNextBuddy));
+  RunqueueTestAccess::next_buddy(left) = 2;  // a buddy that stayed behind
+  EXPECT_TRUE(reports(check_step(decided, sleep, left), ids::kInvNextBuddy));
+
+  Runqueue passed = decided;
+  passed.apply({OpKind::Pick});
+  EXPECT_EQ(passed.curr(), std::optional<EntityId>(2));  // the buddy before curr's protection
+  EXPECT_FALSE(reports(check_step(decided, {OpKind::Pick}, passed), ids::kInvNextBuddy));
+  Runqueue unset = decided;
+  RunqueueTestAccess::next_buddy(unset).reset();  // the buddy lost before the pick
+  unset.apply({OpKind::Pick});
+  ASSERT_EQ(unset.curr(), std::optional<EntityId>(1));  // kept by its protection instead
+  EXPECT_TRUE(reports(check_step(decided, {OpKind::Pick}, unset), ids::kInvNextBuddy));
 }
 
 TEST(Invariants, PlaceLagCatchesALostLag) {

@@ -72,8 +72,11 @@ RC_GTEST_PROP(ReferenceProperties, PromisedInvariantsHoldAfterEveryOperation, ()
       Outcome outcome;
       try {
         outcome = reference::apply_with_round_trip(rq, op);
-      } catch (const Error&) {
-        RC_ASSERT(snapshot(rq) == snapshot(before));
+      } catch (const Error& err) {
+        if (snapshot(rq) != snapshot(before))
+          RC_FAIL(setup.name() + ": " + to_string(op) + " was rejected (" + err.what() +
+                  ") but changed the state\nbefore: " + snapshot(before) +
+                  "\nafter:  " + snapshot(rq));
         ++m.rejected;
         continue;
       }

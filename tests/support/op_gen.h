@@ -4,12 +4,18 @@
 
 #include <rapidcheck.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "spec/features.h"
 #include "spec/ops.h"
 #include "spec/weights.h"
+
+namespace vlag {
+/// How rapidcheck prints an operation in a counterexample.
+inline void showValue(const Op& op, std::ostream& os) { os << to_string(op); }
+}  // namespace vlag
 
 namespace vlag::testing {
 
@@ -34,6 +40,11 @@ struct Setup {
   /// "linux-6.18" or "linux-6.18 [-RUN_TO_PARITY,NEXT_BUDDY]", for failure messages.
   std::string name() const { return features.empty() ? preset : preset + " [" + features + "]"; }
 };
+
+inline void showValue(const Setup& s, std::ostream& os) {
+  os << s.name() << ", tasks (weight, slice):";
+  for (const auto& [w, r] : s.tasks) os << " (" << w << ", " << r << ")";
+}
 
 rc::Gen<int64_t> gen_weight();
 rc::Gen<int64_t> gen_slice();

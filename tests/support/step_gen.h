@@ -22,6 +22,8 @@ enum class StepKind : uint8_t {
   Wake,      // enqueue a sleeping or delayed entity, then the wakeup-preemption decision
   Sleep,     // dequeue a queued entity with SLEEP; curr two times in three
   Migrate,   // a queued entity dequeued without SLEEP, or a sleeping one, out and back in
+  Change,    // sched_setattr on a queued entity: dequeue without SLEEP, reweight (a > 0) or
+             // set_slice (a <= 0, slice -a), enqueue
   Pick,      // pick_next_entity
   Resched,   // pick_next_entity if the runqueue asks for it or the CPU is idle
   Run,       // update_curr(a)
@@ -32,12 +34,26 @@ enum class StepKind : uint8_t {
   Raw,       // `raw` as it is, valid or not
 };
 
+inline const char* step_name(StepKind k) {
+  constexpr const char* kNames[] = {"wake", "sleep", "migrate",  "change",    "pick",  "resched",
+                                    "run",  "tick",  "reweight", "set_slice", "yield", "raw"};
+  return kNames[static_cast<size_t>(k)];
+}
+
 struct Step {
   StepKind kind = StepKind::Pick;
   uint32_t choice = 0;  // which of the valid entities, modulo their number
   int64_t a = 0;        // Run: δ; Reweight: the weight; SetSlice: the slice
   Op raw{};
 };
+
+inline void showValue(const Step& s, std::ostream& os) {
+  os << step_name(s.kind);
+  if (s.kind == StepKind::Raw)
+    os << " " << to_string(s.raw);
+  else
+    os << " #" << s.choice << (s.a ? " " + std::to_string(s.a) : "");
+}
 
 inline rc::Gen<Step> gen_step(int ntasks) {
   const auto choice = rc::gen::arbitrary<uint32_t>();
@@ -53,6 +69,10 @@ inline rc::Gen<Step> gen_step(int ntasks) {
       {8, plain(StepKind::Wake)},
       {5, plain(StepKind::Sleep)},
       {1, plain(StepKind::Migrate)},
+      {1,
+       with(StepKind::Change, rc::gen::weightedOneOf<int64_t>(
+                                  {{2, gen_weight()},
+                                   {1, rc::gen::map(gen_slice(), [](int64_t r) { return -r; })}}))},
       {3, plain(StepKind::Pick)},
       {8, plain(StepKind::Resched)},
       {10, with(StepKind::Run, gen_delta())},
@@ -114,6 +134,14 @@ std::vector<Op> resolve(const Rq& rq, const Step& step) {
       const EntityId x = one_of(ids);
       if (rq.entity(x).status == Status::Sleeping) return {Op{OpKind::Detach, x}};
       return {Op{OpKind::Dequeue, x}, Op{OpKind::Detach, x}};
+    }
+    case StepKind::Change: {
+      const auto ids = among([](const auto& e) { return e.status == Status::Queued; });
+      if (ids.empty()) return {};
+      const EntityId x = one_of(ids);
+      const Op change =
+          step.a > 0 ? Op{OpKind::Reweight, x, step.a} : Op{OpKind::SetSlice, x, -step.a};
+      return {Op{OpKind::Dequeue, x}, change, Op{OpKind::Enqueue, x}};
     }
     case StepKind::Pick:
       return {Op{OpKind::Pick}};
