@@ -36,9 +36,10 @@ IncludeRules vlag_rules() {
       {"trace", with({})},
       {"smt", with({"reference", "trace"})},
       {"checker", with({"reference", "optimized", "cfs", "trace", "smt"})},
-      {"kernel", with({"trace", "checker"})},
       // workloads drive runqueues and write traces; they never judge them
       {"sim", with({"reference", "optimized", "cfs", "trace"})},
+      // the real kernel; its replay runs a capture's tasks on the simulator
+      {"kernel", with({"trace", "checker", "sim"})},
       {"compare", with({"sim", "trace"})},
       {"prove", with({"smt", "reference", "trace"})},
       {"cli", {"*"}},
