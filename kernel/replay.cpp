@@ -147,6 +147,7 @@ ReplayReport replay_capture(const CaptureFiles& files, const ReplayOptions& o) {
     t.model.runtime_ns = mt.runtime_ns;
     t.model.switches = mt.switches;
     t.model.wake_to_run = stats::summarize(w.result(i).wake_to_run_ns);
+    t.model_finished = w.result(i).finished;
     if (et.workload) {
       t.kernel.share = pct_of(t.kernel.runtime_ns, kernel_total);
       t.model.share = pct_of(t.model.runtime_ns, model_total);

@@ -50,6 +50,7 @@ struct ReplayTask {
   ExtractedTask task;
   SideFigures kernel;
   SideFigures model;
+  bool model_finished = false;  // the model ran the task's last burst to its end
 };
 
 /// The first context switch, on some CPU, after which kernel and model ran different tasks.

@@ -64,9 +64,10 @@ struct Rec {
   int cur_prio = 120;  // last seen
   bool rt = false;
   enum class State : uint8_t { Unseen, Running, Runnable, Sleeping, Dead } state = State::Unseen;
-  int cpu = -1;        // kernel CPU it runs on (Running)
-  int start_cpu = -1;  // kernel CPU of its first sight
-  int64_t since = 0;   // Running: its switch in
+  int cpu = -1;         // kernel CPU it runs on (Running)
+  int start_cpu = -1;   // kernel CPU of its first sight
+  bool forked = false;  // first seen in its sched_wakeup_new
+  int64_t since = 0;    // Running: its switch in
   int64_t pending_wake = -1;
   bool exiting = false;
   std::vector<BurstRec> bursts;
@@ -349,6 +350,7 @@ class Pass {
     const int64_t t = e.time_ns;
     if (r.state == Rec::State::Unseen) {
       begin_burst(r, t, target);
+      r.forked = e.kind == KernelEventKind::WakeupNew;
     } else if (r.state == Rec::State::Sleeping) {
       BurstRec& b = r.bursts.back();
       b.wake_t = t;
@@ -457,8 +459,6 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
     x.workload_source = "the pids in " + files.workload_output + " and their children";
   }
   const bool by_comm = named.empty();
-  if (by_comm)
-    x.workload_source = "every fair task that is not a kernel thread or perf (no pids known)";
   std::vector<KernelEvent> events;
   std::set<int> recorded;
   read_perf_capture(files.perf,
@@ -493,9 +493,21 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
         r.bursts.back().wakers.clear();
       }
     }
+  // Without pids, the workload is the command that used the most CPU time, kernel threads and
+  // perf aside: every task of that name.
+  std::string top_comm;
+  if (by_comm) {
+    std::map<std::string, int64_t> by_name;
+    for (const auto& [pid, r] : pass.recs())
+      if (!r.rt && !system_task(r.comm)) by_name[r.comm] += r.fig.runtime_ns;
+    for (const auto& [comm, ns] : by_name)
+      if (top_comm.empty() || ns > by_name[top_comm]) top_comm = comm;
+    x.workload_source =
+        "no pids known: the tasks named " + top_comm + ", the command that used the most CPU";
+  }
   for (auto& [pid, r] : pass.recs()) {
     if (r.rt || r.bursts.empty()) continue;
-    const bool w = by_comm ? !system_task(r.comm) : pass.workload().contains(pid);
+    const bool w = by_comm ? r.comm == top_comm : pass.workload().contains(pid);
     if (w) workload.insert(pid);
   }
   if (workload.empty())
@@ -598,6 +610,7 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
     st.attrs.workload = et.workload ? "workload" : "other";
     st.cpu = et.cpu;
     st.wall = et.wall;
+    st.forked = r.forked;
     st.start_ns = std::max<int64_t>(0, r.bursts.front().begin_t - x.t0);
     std::vector<int64_t> whole_spans;
     for (const BurstRec& b : r.bursts)

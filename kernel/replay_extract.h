@@ -8,8 +8,9 @@
 // interrupt), its nice value from the prio fields (a change is a renice), its exit. From the
 // sched debug snapshots: custom slices, task groups, the base slice and the CPU count the kernel
 // sees. Which tasks are the workload's: --pids, else the "started PID:", "pid=PID" and "NAME
-// PID:" lines of the workload's output and their children (sched_process_fork), else every
-// fair task that is not a kernel thread or perf. Other fair tasks are replayed too, every wakeup
+// PID:" lines of the workload's output and their children (sched_process_fork), else the tasks
+// of the command that used the most CPU (kernel threads and perf aside). Other fair tasks are
+// replayed too, every wakeup
 // at its recorded time, and reported apart; real-time tasks (prio < 100) are not modelled.
 //
 // A workload task's sleeps are ended in the model by the task that woke it in the capture, at

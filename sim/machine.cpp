@@ -134,7 +134,11 @@ int64_t Machine::jittered(int64_t burst_ns) {
   return std::max<int64_t>(1, std::llround(static_cast<double>(burst_ns) * factor(rng_)));
 }
 
-bool Machine::wake(Task& t, int64_t burst_ns) {
+bool Machine::wake(Task& t, int64_t burst_ns) { return wake_task(t, burst_ns, false); }
+
+bool Machine::fork(Task& t, int64_t burst_ns) { return wake_task(t, burst_ns, true); }
+
+bool Machine::wake_task(Task& t, int64_t burst_ns, bool forked) {
   if (t.runnable) return false;
   t.runnable = true;
   t.remaining = jittered(burst_ns);
@@ -154,7 +158,7 @@ bool Machine::wake(Task& t, int64_t burst_ns) {
     ++stats_.wakeups;
     if (t.cpu != waker_cpu_) ++stats_.cross_cpu_wakeups;
   }
-  enqueue_on(t, t.cpu);
+  enqueue_on(t, t.cpu, !forked);
   return true;
 }
 
@@ -185,22 +189,22 @@ void Machine::renice(Task& t, int nice) {
   }
 }
 
-void Machine::enqueue_on(Task& t, int c) {
+void Machine::enqueue_on(Task& t, int c, bool check) {
   sync(c);
   apply(cpu(c), {OpKind::Enqueue, t.id});
-  check_preempt(t, c);
+  check_preempt(t, c, check);
   arm(c);
   arm_hrtick(c);  // Linux's hrtick_update() at enqueue: a second task gives curr a slice end
 }
 
-// After t became runnable on CPU c: the wakeup-preemption check, if another task runs and the
-// policy allows it. CPU c re-picks, after the wakeup's cost (SPEC.md §9.3), if it idles, if the
-// check says preempt, or if the runqueue asks anyway (the time just charged to curr may have
-// ended its request, as Linux's update_curr() at enqueue can).
-void Machine::check_preempt(Task& t, int c) {
+// After t became runnable on CPU c: the wakeup-preemption check, if another task runs, the
+// policy allows it and the wakeup is no fork's (SPEC.md §9.7). CPU c re-picks, after the wakeup's
+// cost (SPEC.md §9.3), if it idles, if the check says preempt, or if the runqueue asks anyway (the
+// time just charged to curr may have ended its request, as Linux's update_curr() at enqueue can).
+void Machine::check_preempt(Task& t, int c, bool check) {
   Cpu& k = cpu(c);
   bool preempt = false;
-  if (k.rq->curr() && *k.rq->curr() != t.id &&
+  if (check && k.rq->curr() && *k.rq->curr() != t.id &&
       may_wakeup_preempt(config_.policy, t.attrs, task(*k.rq->curr()).attrs)) {
     apply(k, {OpKind::WakeupPreempt, t.id});
     preempt = k.rq->last_preempt();

@@ -89,6 +89,10 @@ class Machine {
   /// Makes a sleeping task runnable with a burst of burst_ns on the CPU placement chooses;
   /// returns false (and does nothing) if the task is runnable already.
   bool wake(Task& t, int64_t burst_ns);
+  /// A new task's first wakeup, after fork (Linux's wake_up_new_task): as wake(), but its
+  /// wakeup does not run the wakeup-preemption check (SPEC.md §9.7); the running task is
+  /// switched out only if the time charged to it ended its protection or request.
+  bool fork(Task& t, int64_t burst_ns);
   /// A wakeup that finds the task still runnable: its burst grows by extra_ns and, as Linux's
   /// ttwu_runnable() does, the wakeup-preemption check still runs if another task has the CPU.
   void extend(Task& t, int64_t extra_ns);
@@ -129,8 +133,9 @@ class Machine {
   int64_t quantum(int c) const;
   void arm_quantum(int c);
   void burst_end(int c, uint64_t gen);
-  void enqueue_on(Task& t, int c);
-  void check_preempt(Task& t, int c);
+  bool wake_task(Task& t, int64_t burst_ns, bool forked);
+  void enqueue_on(Task& t, int c, bool check = true);
+  void check_preempt(Task& t, int c, bool check = true);
   std::vector<int64_t> nr_running() const;  // runnable tasks per CPU
   bool is_short(const Task& t) const;
   std::vector<CpuLoad> loads() const;

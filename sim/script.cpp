@@ -116,10 +116,14 @@ void ScriptWorkload::timer(Machine& m, Task& t) {
     return;
   }
   const size_t burst = s.result.bursts_begun == 0 ? 0 : s.burst + 1;
+  const bool first = s.result.bursts_begun == 0;
   const int64_t part = begin(m, s, burst);
   if (part == 0) return;  // every burst ran to its end at once
   s.measure = true;
-  m.wake(t, part);
+  if (first && script_.tasks[index(t)].forked)
+    m.fork(t, part);
+  else
+    m.wake(t, part);
 }
 
 void ScriptWorkload::wake(Machine& m, size_t target, size_t sleep) {

@@ -44,7 +44,8 @@ struct ScriptBurst {
 struct ScriptTask {
   TaskAttrs attrs;
   int cpu = 0;
-  bool wall = false;  // the bursts are wall-clock time
+  bool wall = false;    // the bursts are wall-clock time
+  bool forked = false;  // its start is a fork's first wakeup (Machine::fork)
   int64_t start_ns = 0;
   std::vector<ScriptBurst> bursts;  // at least one
 };

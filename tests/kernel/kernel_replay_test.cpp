@@ -1,0 +1,114 @@
+// `vlag kernel replay` (kernel/replay.h) on the shared captures of tests/data/linux: finding a
+// capture's files, what is extracted of its tasks (nice, custom slices, wall-clock or CPU work,
+// timer or task wakeups), the kernel's figures (checked against what `vlag kernel check` and
+// tests/tools/runtime_count say of the same captures), and the model beside them.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernel/replay.h"
+#include "spec/error.h"
+
+namespace vlag::kernel {
+namespace {
+
+const std::string kLinux = std::string(VLAG_TEST_DATA) + "/linux/";
+
+const ReplayTask& task(const ReplayReport& r, int64_t pid) {
+  for (const ReplayTask& t : r.tasks)
+    if (t.task.pid == pid) return t;
+  throw Error("no task " + std::to_string(pid));
+}
+
+TEST(KernelReplay, FindsACapturesFilesByDirectoryOrByName) {
+  const CaptureFiles dir = find_capture(kLinux + "periodic");
+  EXPECT_EQ(dir.perf, kLinux + "periodic/perf.txt");
+  EXPECT_EQ(dir.snapshots.size(), 3u);
+  EXPECT_EQ(dir.workload_output, kLinux + "periodic/stdout.txt");
+  const CaptureFiles named = find_capture(kLinux + "hogs-nice.perf.txt");
+  EXPECT_EQ(named.snapshots.size(), 3u);
+  EXPECT_EQ(named.workload_output, kLinux + "hogs-nice.stdout.txt");
+  // hackbench-head.perf.txt is the head of the hackbench capture: its files drop "-head".
+  const CaptureFiles head = find_capture(kLinux + "hackbench-head.perf.txt");
+  EXPECT_EQ(head.snapshots.front(), kLinux + "hackbench.sched-debug.1.txt");
+  EXPECT_EQ(head.workload_output, kLinux + "hackbench.stdout.txt");
+  EXPECT_THROW(find_capture(kLinux + "no-such-capture"), Error);
+}
+
+// Three hogs pinned to CPU 1 at nice 0, 2, -3 (each sets its nice after it starts: a renice).
+// The kernel's shares are those `vlag kernel check` prints for this capture (README); the model,
+// run on the same starts and renices, gives the same shares within the goal's 1 pp.
+TEST(KernelReplay, HogsNiceMatchesTheKernelsShares) {
+  const ReplayReport r = replay_capture(find_capture(kLinux + "hogs-nice.perf.txt"), {});
+  EXPECT_EQ(r.machine.params.ncpus, 1);
+  EXPECT_EQ(r.machine.params.base_slice_ns(), 1'400'000);  // 2 CPUs counted by the kernel
+  const int64_t pids[] = {4973, 4974, 4975};
+  const int nices[] = {0, 2, -3};
+  const double kernel_share[] = {0.2777, 0.1788, 0.5435};
+  for (int i = 0; i < 3; ++i) {
+    const ReplayTask& t = task(r, pids[i]);
+    EXPECT_TRUE(t.task.workload);
+    EXPECT_TRUE(t.task.wall);  // never sleeps: it spins until a time
+    EXPECT_EQ(t.task.final_nice, nices[i]);
+    EXPECT_NEAR(t.kernel.share, kernel_share[i], 0.0005) << pids[i];
+    EXPECT_NEAR(t.model.share, t.kernel.share, 0.01) << pids[i];
+  }
+  EXPECT_NEAR(static_cast<double>(r.model_switches), static_cast<double>(r.kernel_switches),
+              0.1 * static_cast<double>(r.kernel_switches));
+}
+
+// Two hogs and a periodic task with a 0.5 ms custom slice (from the snapshot): its 992 wakeups
+// are timers (a 2 ms grid), replayed at their recorded times; the kernel's wake-to-run p50 is the
+// few microseconds of a preempting wakeup, and so is the model's.
+TEST(KernelReplay, PeriodicSliceReplaysTimerWakeups) {
+  const ReplayReport r = replay_capture(find_capture(kLinux + "periodic-slice.perf.txt"), {});
+  const ReplayTask& p = task(r, 4989);
+  EXPECT_EQ(p.task.slice_ns, 500'000);
+  EXPECT_GT(p.task.timer_sleeps, 900);
+  EXPECT_EQ(p.task.task_sleeps, 0);
+  EXPECT_LT(p.kernel.wake_to_run.p50_ns, 20'000);
+  EXPECT_NEAR(static_cast<double>(p.model.wake_to_run.p50_ns),
+              static_cast<double>(p.kernel.wake_to_run.p50_ns), 50'000);
+  EXPECT_NEAR(p.model.share, p.kernel.share, 0.01);
+}
+
+// perf bench messaging on both CPUs, its output naming no pids: the workload is the command that
+// used the most CPU; pipe wakeups are tied to the tasks that made them.
+TEST(KernelReplay, HackbenchHeadRunsOnTwoCpusWithTaskWakeups) {
+  const ReplayReport r = replay_capture(find_capture(kLinux + "hackbench-head.perf.txt"), {});
+  EXPECT_EQ(r.machine.params.ncpus, 2);
+  int64_t workload = 0, tied = 0;
+  for (const ReplayTask& t : r.tasks) {
+    if (!t.task.workload) continue;
+    ++workload;
+    EXPECT_EQ(t.task.comm, "sched-messaging");
+    tied += t.task.task_sleeps;
+  }
+  EXPECT_GE(workload, 80);
+  EXPECT_GT(tied, 1000);
+}
+
+TEST(KernelReplay, JudgesAgainstTheGoal) {
+  const ReplayReport r = replay_capture(find_capture(kLinux + "hogs-nice.perf.txt"), {});
+  const std::vector<Verdict> all = judge(r, {});
+  ASSERT_EQ(all.size(), 4u);  // three shares (no wakeups to judge) and the switches
+  for (const Verdict& v : all) EXPECT_TRUE(v.within) << v.task << " " << v.metric;
+  FidelityGoal strict;
+  strict.share_pp = 0.0001;
+  strict.switches_rel = 0;
+  int missed = 0;
+  for (const Verdict& v : judge(r, strict)) missed += v.within ? 0 : 1;
+  EXPECT_GT(missed, 0);  // the verdicts can fail
+}
+
+TEST(KernelReplay, BadInputIsAnError) {
+  CaptureFiles f;
+  f.perf = kLinux + "nonexistent.perf.txt";
+  EXPECT_THROW(replay_capture(f, {}), Error);
+  ReplayOptions o;
+  o.extract.pids = {1};  // no such task in the capture
+  EXPECT_THROW(replay_capture(find_capture(kLinux + "hogs-nice.perf.txt"), o), Error);
+}
+
+}  // namespace
+}  // namespace vlag::kernel
