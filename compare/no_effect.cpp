@@ -37,7 +37,9 @@ std::vector<std::string> ignored_settings(const GridSpec& spec) {
       const std::string why = why_ignored(key, value, c);
       if (why.empty()) continue;
       const std::string msg =
-          fmt::format("{} {}: {}={} has no effect: {}", what, l.label, key, value, why);
+          l.settings.size() == 1
+              ? fmt::format("{} {} has no effect: {}", what, l.label, why)
+              : fmt::format("{} {}: {}={} has no effect: {}", what, l.label, key, value, why);
       if (said.insert(msg).second) out.push_back(msg);
     }
   };
