@@ -24,6 +24,9 @@ struct KernelEvent {
   int line = 0;
   int64_t time_ns = 0;
   int cpu = 0;  // the CPU that recorded the event
+  // The task running on `cpu` when it was recorded (the line's leading task: its tid; 0: idle),
+  // when the line names one by number.
+  std::optional<int64_t> context_pid;
   KernelEventKind kind = KernelEventKind::Switch;
   std::string comm;  // the task the event is about (switch: next)
   int64_t pid = 0;

@@ -147,6 +147,18 @@ void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::s
     e.runtime_ns = num();
 }
 
+// The number that ends the leading task: perf's "comm pid" or "comm pid/tid" (the tid), or
+// trace-cmd's "comm-pid"; none when it ends otherwise.
+std::optional<int64_t> context_pid(std::string_view task) {
+  const size_t cut = task.find_last_of(" /-");
+  const std::string_view n = cut == std::string_view::npos ? task : task.substr(cut + 1);
+  int64_t v = 0;
+  if (n.empty() || !all_digits(n) ||
+      std::from_chars(n.data(), n.data() + n.size(), v).ptr != n.data() + n.size())
+    return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line) {
@@ -166,8 +178,9 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   const size_t close = view.find(']', open);
   e.cpu = cpu_number(view.substr(open + 2, close - open - 2), file, line, "cpu");
 
-  if (trim_blanks(view.substr(0, open)).empty())
-    fail(file, line, "field 'comm': no task before [CPU]");
+  const std::string_view task = trim_blanks(view.substr(0, open));
+  if (task.empty()) fail(file, line, "field 'comm': no task before [CPU]");
+  e.context_pid = context_pid(task);
 
   // After the CPU: optional trace-cmd flags, "<seconds>:", an optional period, "<event>:".
   size_t pos = close + 1;

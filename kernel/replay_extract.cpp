@@ -60,11 +60,12 @@ struct BurstRec {
 struct Rec {
   int64_t pid = 0;
   std::string comm;
-  int prio = 120;      // at its start
+  int prio = 120;  // at its start: the first prio an event gives
+  bool prio_known = false;
   int cur_prio = 120;  // last seen
   bool rt = false;
   enum class State : uint8_t { Unseen, Running, Runnable, Sleeping, Dead } state = State::Unseen;
-  int cpu = -1;         // kernel CPU it runs on (Running)
+  int cpu = -1;         // kernel CPU it runs on (Running), or is queued or last ran on
   int start_cpu = -1;   // kernel CPU of its first sight
   bool forked = false;  // first seen in its sched_wakeup_new
   int64_t since = 0;    // Running: its switch in
@@ -135,9 +136,13 @@ class Pass {
   Pass(std::set<int64_t> workload, bool track_forks, std::set<int> cpus)
       : workload_(std::move(workload)), track_forks_(track_forks), cpus_(std::move(cpus)) {}
 
-  void on_event(const KernelEvent& e) {
+  // switched_in: when the line's task was switched in, as its own sched_stat_runtime tells
+  // (switch_in_hints), or -1.
+  void on_event(const KernelEvent& e, int64_t switched_in) {
     if (first_t_ < 0) first_t_ = e.time_ns;
     last_t_ = std::max(last_t_, e.time_ns);
+    if (e.context_pid) runs_on(e.cpu, *e.context_pid, e.time_ns, switched_in);
+    cpu_event_[e.cpu] = e.time_ns;
     switch (e.kind) {
       case KernelEventKind::Switch:
         on_switch(e);
@@ -157,10 +162,6 @@ class Pass {
         break;
       case KernelEventKind::StatRuntime:
         stat_times_.emplace_back(e.time_ns, e.runtime_ns.value_or(0));
-        if (e.pid != 0 && e.runtime_ns) {
-          rec(e.pid, e.comm, std::nullopt);
-          infer_switch_in(e.cpu, e.pid, e.time_ns - *e.runtime_ns);
-        }
         break;
       default:
         break;
@@ -193,7 +194,10 @@ class Pass {
     Rec& r = recs_[pid];
     r.pid = pid;
     if (!comm.empty()) r.comm = comm;
-    if (prio && r.state == Rec::State::Unseen) r.prio = r.cur_prio = *prio;
+    if (prio && !r.prio_known) {
+      r.prio = r.cur_prio = *prio;
+      r.prio_known = true;
+    }
     if (prio) r.rt = is_rt(*prio);
     return r;
   }
@@ -235,21 +239,50 @@ class Pass {
     shown = next;
   }
 
-  // The sched_switch out of idle is not always recorded (on the development machine's kernel,
-  // mostly not): a task seen running on a CPU believed idle was switched in there unseen. Its
-  // sched_stat_runtime says when (the time since its switch in); without one, its wakeup or
-  // the CPU's last event is the best guess.
-  void infer_switch_in(int c, int64_t pid, int64_t t) {
+  // Every event names the task that ran on its CPU when it was recorded. The sched_switch out
+  // of idle is not always recorded (on the development machine's kernel, mostly not), nor is
+  // any event in the context of a task the recorder does not see (there: a daemon's
+  // tokio-rt-worker threads, switched in but never out): a task seen running at t on a CPU
+  // believed to run another (or idle) was switched in there unseen, at `switched_in` when its
+  // own sched_stat_runtime says so (not before the CPU's last event), else at t, and the one
+  // before left then. Seen on a CPU not seen before, it was running when the capture began.
+  void runs_on(int c, int64_t pid, int64_t t, int64_t switched_in) {
     const auto cur = current_.find(c);
-    if (cur != current_.end() && cur->second != 0) return;  // someone known runs there
-    Rec& r = recs_[pid];
-    t = std::max({t, cpu_last_[c], r.pending_wake});
+    const bool first_sight = cur == current_.end();
+    if (!first_sight && cur->second == pid) return;
+    if (switched_in >= 0) {
+      const auto last = cpu_event_.find(c);
+      t = std::max(switched_in, last == cpu_event_.end() ? first_t_ : last->second);
+    }
+    if (!first_sight && cur->second != 0) left_unseen(c, cur->second, t);
     current_[c] = pid;
-    switch_in(c, r, t, std::nullopt);
-    if (!r.rt) record_switch(c, pid, "R", t);
+    if (pid == 0) {
+      record_switch(c, 0, "?", t);
+      return;
+    }
+    Rec& r = recs_[pid];
+    r.pid = pid;
+    t = std::max(t, r.pending_wake);
+    switch_in(c, r, t, std::nullopt, first_sight);
+    if (!r.rt) record_switch(c, pid, first_sight ? "" : "?", t);
   }
 
-  void switch_in(int c, Rec& n, int64_t t, std::optional<int> prio) {
+  // The task running on CPU c left it at t without a recorded switch: what it did then is not
+  // known, so it is taken to sleep (a switch in without a wakeup later is a wakeup then).
+  void left_unseen(int c, int64_t pid, int64_t t) {
+    Rec* r = find(pid);
+    if (!r || r->state != Rec::State::Running || r->cpu != c) return;
+    charge(*r, std::max(t, r->since));
+    if (r->rt) {
+      r->state = Rec::State::Runnable;
+      return;
+    }
+    r->bursts.back().end_t = r->since;
+    r->state = Rec::State::Sleeping;
+  }
+
+  // since_start: it was running when the capture began (no switch, no wakeup to count).
+  void switch_in(int c, Rec& n, int64_t t, std::optional<int> prio, bool since_start = false) {
     if (n.rt) {
       n.state = Rec::State::Running;
       n.cpu = c;
@@ -269,6 +302,7 @@ class Pass {
     n.state = Rec::State::Running;
     n.cpu = c;
     n.since = t;
+    if (since_start) return;
     ++n.fig.switches;
     if (n.pending_wake >= 0) {
       n.fig.wake_to_run_ns.push_back(t - n.pending_wake);
@@ -282,17 +316,12 @@ class Pass {
     const int c = e.cpu;
     const int64_t t = e.time_ns;
     if (e.prev_pid != 0) {
+      runs_on(c, e.prev_pid, t, -1);  // the line's own task, when it names none
       Rec& p = rec(e.prev_pid, e.prev_comm, e.prev_prio);
-      if (!(p.state == Rec::State::Running && p.cpu == c) && p.state != Rec::State::Unseen)
-        infer_switch_in(c, e.prev_pid, -1);
       if (p.state == Rec::State::Running && p.cpu == c) {
         const int64_t run_start = p.since;
         charge(p, t);
         check_prio(p, e.prev_prio, run_start);
-      } else if (p.state == Rec::State::Unseen && !p.rt) {
-        // Running since before the capture: its run so far is not counted.
-        begin_burst(p, first_t_, c);
-        p.bursts.back().first_run = first_t_;
       }
       if (!p.rt && !p.bursts.empty()) {
         BurstRec& b = p.bursts.back();
@@ -311,7 +340,6 @@ class Pass {
       }
     }
     current_[c] = e.pid;
-    cpu_last_[c] = t;
     if (!(e.prio && is_rt(*e.prio))) record_switch(c, e.pid, e.prev_state, t);
     if (e.pid == 0) return;
     switch_in(c, rec(e.pid, e.comm, e.prio), t, e.prio);
@@ -333,6 +361,7 @@ class Pass {
   // A queued task moved to a CPU not recorded has gone to sleep as far as the capture shows.
   void on_migrate(const KernelEvent& e) {
     Rec* r = find(e.pid);
+    if (r && e.dest_cpu && r->state != Rec::State::Running) r->cpu = *e.dest_cpu;
     if (!r || r->rt || r->state != Rec::State::Runnable || !e.dest_cpu ||
         cpus_.contains(*e.dest_cpu))
       return;
@@ -344,11 +373,13 @@ class Pass {
   void on_wakeup(const KernelEvent& e) {
     if (e.prio && is_rt(*e.prio)) return;
     const int target = e.target_cpu.value_or(e.cpu);
+    if (Rec* r = find(e.pid); r && r->state != Rec::State::Running) r->cpu = target;  // queued
     if (!cpus_.contains(target)) return;  // it runs where the capture does not look
     Rec& r = rec(e.pid, e.comm, e.prio);
     if (r.rt) return;
     const int64_t t = e.time_ns;
     if (r.state == Rec::State::Unseen) {
+      r.cpu = target;
       begin_burst(r, t, target);
       r.forked = e.kind == KernelEventKind::WakeupNew;
     } else if (r.state == Rec::State::Sleeping) {
@@ -380,7 +411,7 @@ class Pass {
   std::map<int64_t, Rec> recs_;
   std::map<int, int64_t> current_;       // kernel CPU → the task running there
   std::map<int, int64_t> fair_current_;  // the same, real-time tasks left out
-  std::map<int, int64_t> cpu_last_;      // kernel CPU → the time of its last switch
+  std::map<int, int64_t> cpu_event_;     // kernel CPU → the time of its last event
   std::map<int, std::vector<KernelSwitch>> switches_;
   std::set<int> cpus_;
   std::vector<std::pair<int64_t, int64_t>> stat_times_;  // (time, runtime charged)
@@ -389,6 +420,27 @@ class Pass {
   int64_t last_t_ = 0;
   int64_t rt_ns_ = 0;
 };
+
+// Per event, when the task it was recorded in (its context) was switched in, as that task's
+// first own sched_stat_runtime on the CPU before its switch out or another task's event there
+// tells (the time it has run since its switch in); -1 where none does. A sched_stat_runtime about
+// another task than the line's is an update of another CPU's runqueue and tells nothing of this
+// one.
+std::vector<int64_t> switch_in_hints(const std::vector<KernelEvent>& events) {
+  std::vector<int64_t> out(events.size(), -1);
+  std::map<int, std::pair<int64_t, int64_t>> next;  // CPU → (context pid, its switch in)
+  for (size_t i = events.size(); i-- > 0;) {
+    const KernelEvent& e = events[i];
+    if (e.kind == KernelEventKind::Switch) next.erase(e.cpu);  // what follows is another's run
+    if (!e.context_pid) continue;
+    auto it = next.find(e.cpu);
+    if (it != next.end() && it->second.first != *e.context_pid) next.erase(it);
+    if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns && e.pid == *e.context_pid)
+      next[e.cpu] = {e.pid, e.time_ns - *e.runtime_ns};
+    if (const auto n = next.find(e.cpu); n != next.end()) out[i] = n->second.second;
+  }
+  return out;
+}
 
 // Where the ticks fall: the most common position, modulo the tick, of the update_curr() calls
 // sched_stat_runtime reports that charged 100 us or more (every tick of a busy CPU makes one;
@@ -468,7 +520,8 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
                     },
                     {o.keep_going});
   Pass pass(named, !by_comm, recorded);
-  for (const KernelEvent& e : events) pass.on_event(e);
+  const std::vector<int64_t> hints = switch_in_hints(events);
+  for (size_t i = 0; i < events.size(); ++i) pass.on_event(events[i], hints[i]);
   pass.finish();
   if (pass.first_t() < 0) throw Error(files.perf + ": no sched events");
 

@@ -3,8 +3,12 @@
 // timer or task wakeups), the kernel's figures (checked against what `vlag kernel check` and
 // tests/tools/runtime_count say of the same captures), and the model beside them.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "kernel/replay.h"
 #include "spec/error.h"
@@ -13,6 +17,7 @@ namespace vlag::kernel {
 namespace {
 
 const std::string kLinux = std::string(VLAG_TEST_DATA) + "/linux/";
+const std::string kFidelity = std::string(VLAG_TEST_DATA) + "/fidelity/";
 
 const ReplayTask& task(const ReplayReport& r, int64_t pid) {
   for (const ReplayTask& t : r.tasks)
@@ -99,6 +104,70 @@ TEST(KernelReplay, JudgesAgainstTheGoal) {
   int missed = 0;
   for (const Verdict& v : judge(r, strict)) missed += v.within ? 0 : 1;
   EXPECT_GT(missed, 0);  // the verdicts can fail
+}
+
+// Every line names the task that ran on its CPU. A task whose own events the recorder drops
+// (the development machine's tokio-rt-worker threads: switched in, never out) leaves its CPU
+// when another task is seen running there, at the latest when that one's own sched_stat_runtime
+// says it began; a sched_stat_runtime about a task of another CPU's runqueue moves nothing.
+TEST(KernelReplay, ATaskSeenRunningEndsTheRunOfTheOneBefore) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("vlag-replay-" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream perf(dir + "/perf.txt");
+    const auto line = [&](const std::string& task, const std::string& t, const std::string& ev) {
+      perf << task << " [000] " << t << ": " << ev << "\n";
+    };
+    const std::string sw = "sched:sched_switch: prev_comm=";
+    line("hog 300/300", "1.000000000",
+         sw + "hog prev_pid=300 prev_prio=120 prev_state=R ==> next_comm=hidden next_pid=200 "
+              "next_prio=110");
+    line("hog 300/300", "1.002000000",
+         "sched:sched_stat_runtime: comm=other pid=400 runtime=5000000 [ns]");
+    line("hog 300/300", "1.003000000",
+         "sched:sched_stat_runtime: comm=hog pid=300 runtime=2000000 [ns]");
+    line("hog 300/300", "1.003000100",
+         sw + "hog prev_pid=300 prev_prio=120 prev_state=S ==> next_comm=bash next_pid=100 "
+              "next_prio=120");
+    line("bash 100/100", "1.004000000",
+         sw + "bash prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 "
+              "next_prio=120");
+  }
+  ReplayOptions o;
+  o.extract.pids = {300};
+  const ReplayReport r = replay_capture(find_capture(dir), o);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(task(r, 200).kernel.runtime_ns, 1'000'000);            // 1.000 to the hog's 1.001
+  EXPECT_EQ(task(r, 300).kernel.runtime_ns, 2'000'100);            // from 1.001 to its switch out
+  EXPECT_EQ(task(r, 300).kernel.switches, 1);                      // the inferred one
+  EXPECT_EQ(task(r, 100).kernel.runtime_ns, 999'900);              // bash, switched in at 1.0031
+  for (const ReplayTask& t : r.tasks) EXPECT_NE(t.task.pid, 400);  // never ran here
+}
+
+// No CPU's time is counted twice: on every shared and suite capture the tasks' CPU time, real
+// time tasks' included, fits in the recorded CPUs' span.
+TEST(KernelReplay, NoCaptureChargesMoreTimeThanItsCpusHad) {
+  std::vector<std::string> captures;
+  for (const char* folder : {"/linux", "/fidelity"})
+    for (const auto& f :
+         std::filesystem::directory_iterator(std::string(VLAG_TEST_DATA) + folder)) {
+      const std::string path = f.path().string();
+      if (f.is_directory() ? std::filesystem::exists(path + "/perf.txt")
+                           : path.ends_with(".perf.txt"))
+        captures.push_back(path);
+    }
+  ASSERT_GE(captures.size(), 37u);
+  for (const std::string& c : captures) {
+    const ReplayReport r = replay_capture(find_capture(c), {});
+    int64_t charged = r.capture.rt_ns;
+    for (const ReplayTask& t : r.tasks) charged += t.kernel.runtime_ns;
+    EXPECT_LE(charged, r.capture.end_ns * static_cast<int64_t>(r.capture.cpus.size())) << c;
+  }
+  // The capture where a tokio-rt-worker thread seemed to run 507 ms of 617.
+  const ReplayReport nice = replay_capture(find_capture(kFidelity + "nice-a"), {});
+  EXPECT_LT(task(nice, 68).kernel.runtime_ns, 1'000'000);
 }
 
 TEST(KernelReplay, BadInputIsAnError) {
