@@ -1,5 +1,5 @@
 // `vlag kernel replay CAPTURE`: what the tasks of a real capture did, run on the model, and the
-// two side by side (kernel/replay.h): shares, wake-to-run p50/p99/max, context switches, the
+// two side by side (replay/replay.h): shares, wake-to-run p50/p99/max, context switches, the
 // first switch where they part; --goal holds the result against docs/fidelity.md's goal.
 #include "cli/kernel_replay_command.h"
 
@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "json/writer.h"
-#include "kernel/replay.h"
+#include "replay/replay.h"
 
 namespace vlag::cli {
 namespace {
@@ -22,10 +22,10 @@ struct ReplayArgs {
   int hz = 250;
   int kernel_cpus = 0;
   double base_slice_us = 0;
-  double wake_timer_us = static_cast<double>(kernel::kDevWakeTimerCostNs) / 1e3;
-  double wake_task_us = static_cast<double>(kernel::kDevWakeTaskCostNs) / 1e3;
-  double wake_idle_us = static_cast<double>(kernel::kDevWakeIdleCostNs) / 1e3;
-  double tick_us = static_cast<double>(kernel::kDevTickCostNs) / 1e3;
+  double wake_timer_us = static_cast<double>(replay::kDevWakeTimerCostNs) / 1e3;
+  double wake_task_us = static_cast<double>(replay::kDevWakeTaskCostNs) / 1e3;
+  double wake_idle_us = static_cast<double>(replay::kDevWakeIdleCostNs) / 1e3;
+  double tick_us = static_cast<double>(replay::kDevTickCostNs) / 1e3;
   bool open_loop = false;
   std::string preset = "linux-6.18";
   std::string features;
@@ -37,7 +37,7 @@ struct ReplayArgs {
 std::string us(int64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1e3); }
 std::string ms(int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); }
 
-std::string name_of(int64_t pid, const kernel::ReplayReport& r) {
+std::string name_of(int64_t pid, const replay::ReplayReport& r) {
   if (pid == 0) return "idle";
   if (pid < 0) return "nothing";
   for (const auto& t : r.tasks)
@@ -50,8 +50,8 @@ std::string lat(const stats::LatencySummary& s, int64_t stats::LatencySummary::*
   return s.count == 0 ? "-" : us(s.*field);
 }
 
-void print_text(const kernel::ReplayReport& r, const std::vector<kernel::Verdict>* verdicts) {
-  const kernel::Extraction& x = r.capture;
+void print_text(const replay::ReplayReport& r, const std::vector<replay::Verdict>* verdicts) {
+  const replay::Extraction& x = r.capture;
   const Params& p = r.machine.params;
   std::string cpus;
   for (const int c : x.cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
@@ -100,7 +100,7 @@ void print_text(const kernel::ReplayReport& r, const std::vector<kernel::Verdict
              r.model_switches, d);
   fmt::print(" other fair tasks' CPU time: kernel {} ms, model {} ms\n", ms(r.kernel_other_ns),
              ms(r.model_other_ns));
-  const kernel::Divergence& v = r.divergence;
+  const replay::Divergence& v = r.divergence;
   if (!v.found) {
     fmt::print(" every context switch agreed ({} of them)\n", v.agreed);
   } else {
@@ -142,7 +142,7 @@ void print_text(const kernel::ReplayReport& r, const std::vector<kernel::Verdict
              verdicts->size());
 }
 
-json::Object side_json(const kernel::SideFigures& s) {
+json::Object side_json(const replay::SideFigures& s) {
   return json::Object()
       .num("runtime_ns", s.runtime_ns)
       .real("share", s.share)
@@ -153,8 +153,8 @@ json::Object side_json(const kernel::SideFigures& s) {
       .num("wake_to_run_max_ns", s.wake_to_run.max_ns);
 }
 
-std::string report_json(const kernel::ReplayReport& r,
-                        const std::vector<kernel::Verdict>* verdicts) {
+std::string report_json(const replay::ReplayReport& r,
+                        const std::vector<replay::Verdict>* verdicts) {
   json::Array tasks, verdict_list;
   for (const auto& t : r.tasks)
     tasks.add(json::Object()
@@ -170,7 +170,7 @@ std::string report_json(const kernel::ReplayReport& r,
                   .num("task_sleeps", t.task.task_sleeps)
                   .object("kernel", side_json(t.kernel))
                   .object("model", side_json(t.model)));
-  const kernel::Divergence& v = r.divergence;
+  const replay::Divergence& v = r.divergence;
   json::Object div;
   div.boolean("found", v.found).num("agreed", v.agreed);
   if (v.found)
@@ -209,10 +209,10 @@ std::string report_json(const kernel::ReplayReport& r,
 }
 
 int run_replay(const ReplayArgs& a) {
-  kernel::CaptureFiles files = kernel::find_capture(a.capture);
+  replay::CaptureFiles files = replay::find_capture(a.capture);
   if (!a.snapshots.empty()) files.snapshots = a.snapshots;
   if (!a.output.empty()) files.workload_output = a.output;
-  kernel::ReplayOptions o;
+  replay::ReplayOptions o;
   o.extract.pids = a.pids;
   o.extract.open_loop = a.open_loop;
   o.extract.hz = a.hz;
@@ -225,12 +225,12 @@ int run_replay(const ReplayArgs& a) {
   o.wake_task_cost_ns = std::llround(a.wake_task_us * 1e3);
   o.wake_idle_cost_ns = std::llround(a.wake_idle_us * 1e3);
   o.tick_cost_ns = std::llround(a.tick_us * 1e3);
-  const kernel::ReplayReport r = kernel::replay_capture(files, o);
-  std::vector<kernel::Verdict> verdicts;
+  const replay::ReplayReport r = replay::replay_capture(files, o);
+  std::vector<replay::Verdict> verdicts;
   if (!a.goal.empty()) {
-    kernel::FidelityGoal g;
+    replay::FidelityGoal g;
     g.tails = a.goal == "one-cpu";
-    verdicts = kernel::judge(r, g);
+    verdicts = replay::judge(r, g);
   }
   const auto* v = a.goal.empty() ? nullptr : &verdicts;
   if (a.json)

@@ -1,5 +1,5 @@
 // `vlag kernel replay CAPTURE`: a real capture's tasks run on the model, printed beside the
-// kernel (kernel/replay.h). Registered by cli/kernel_command.cpp under `vlag kernel`.
+// kernel (replay/replay.h). Registered by cli/kernel_command.cpp under `vlag kernel`.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,5 @@
 // A scripted workload: tasks that do what a recording says they did (`vlag kernel replay`,
-// kernel/replay.h), so that the model and the real kernel can be compared on the same behaviour.
+// replay/replay.h), so that the model and the real kernel can be compared on the same behaviour.
 // Each task starts at a time, then runs bursts one after the other; between two bursts it
 // sleeps until either a time (a timer, or any wakeup the recording could not tie to a task) or
 // the moment another task's burst reaches the point where, in the recording, that task woke it.

@@ -36,10 +36,11 @@ IncludeRules vlag_rules() {
       {"trace", with({})},
       {"smt", with({"reference", "trace"})},
       {"checker", with({"reference", "optimized", "cfs", "trace", "smt"})},
+      {"kernel", with({"trace", "checker"})},
       // workloads drive runqueues and write traces; they never judge them
       {"sim", with({"reference", "optimized", "cfs", "trace"})},
-      // the real kernel; its replay runs a capture's tasks on the simulator
-      {"kernel", with({"trace", "checker", "sim"})},
+      // a real capture's tasks on the simulator: above both, so neither depends on the other
+      {"replay", with({"kernel", "sim", "trace"})},
       {"compare", with({"sim", "trace"})},
       {"prove", with({"smt", "reference", "trace"})},
       {"cli", {"*"}},

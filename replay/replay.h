@@ -1,4 +1,4 @@
-// `vlag kernel replay`: a real capture's tasks (kernel/replay_extract.h) run on the simulator
+// `vlag kernel replay`: a real capture's tasks (replay/extract.h) run on the simulator
 // (sim/machine.h, the optimized runqueue under linux-6.18), and the model beside the kernel:
 // per task the CPU share within the workload, the wake-to-run latency (p50, p99, max) and the
 // context switches, and the first context switch where the model's choice differs from the
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "kernel/replay_extract.h"
+#include "replay/extract.h"
 #include "sim/machine.h"
 #include "stats/stats.h"
 
-namespace vlag::kernel {
+namespace vlag::replay {
 
 // The wake-to-run cost of the development machine's kernel (6.18, 2 CPUs, a VM), the median of
 // the quiet fidelity captures (docs/fidelity.md): a timer interrupt's wakeup that preempts a
@@ -107,4 +107,4 @@ struct Verdict {
 /// Every judged figure of the workload's tasks against the goal.
 std::vector<Verdict> judge(const ReplayReport& report, const FidelityGoal& goal);
 
-}  // namespace vlag::kernel
+}  // namespace vlag::replay

@@ -1,17 +1,18 @@
 // What each task of a real capture did, as a script the simulator can run (sim/script.h), and
-// the figures the kernel gave it — the first half of `vlag kernel replay` (kernel/replay.h).
+// the figures the kernel gave it — the first half of `vlag kernel replay` (replay/replay.h).
 //
-// From the sched tracepoints (perf script text, read by kernel/capture_reader.h): per task its
-// start, its bursts (the CPU time between a wakeup and the next sleep, and the wall-clock span
-// from the first run to the sleep), its sleeps and what ended each (the wakeup's time and the
-// task that ran on the waking CPU, or on the other CPUs when the wakeup came in an idle CPU's
-// interrupt), its nice value from the prio fields (a change is a renice), its exit. From the
-// sched debug snapshots: custom slices, task groups, the base slice and the CPU count the kernel
-// sees. Which tasks are the workload's: --pids, else the "started PID:", "pid=PID" and "NAME
-// PID:" lines of the workload's output and their children (sched_process_fork), else the tasks
-// of the command that used the most CPU (kernel threads and perf aside). Other fair tasks are
-// replayed too, every wakeup
-// at its recorded time, and reported apart; real-time tasks (prio < 100) are not modelled.
+// From the sched tracepoints (perf script text, read by kernel/capture_reader.h; each line's
+// leading task is the one running on its CPU, which places the switches the trace leaves out,
+// docs/fidelity.md): per task its start, its bursts (the CPU time between a wakeup
+// and the next sleep, and the wall-clock span from the first run to the sleep), its sleeps and what
+// ended each (the wakeup's time and the task that ran on the waking CPU, or on the other CPUs when
+// the wakeup came in an idle CPU's interrupt), its nice value from the prio fields (a change is a
+// renice), its exit. From the sched debug snapshots: custom slices, task groups, the base slice and
+// the CPU count the kernel sees. Which tasks are the workload's: --pids, else the "started PID:",
+// "pid=PID" and "NAME PID:" lines of the workload's output and their children (sched_process_fork),
+// else the tasks of the command that used the most CPU (kernel threads and perf aside). Other fair
+// tasks are replayed too, every wakeup at its recorded time, and reported apart; real-time tasks
+// (prio < 100) are not modelled.
 //
 // A workload task's sleeps are ended in the model by the task that woke it in the capture, at
 // the same point of that task's burst (causal), unless its wakeups come on a grid or after
@@ -28,7 +29,7 @@
 
 #include "sim/script.h"
 
-namespace vlag::kernel {
+namespace vlag::replay {
 
 /// A capture's files: a directory holding perf.txt, sched-debug.N.txt and stdout.txt (the
 /// suite's layout, scripts/capture-kernel), or NAME.perf.txt beside NAME.sched-debug.N.txt and
@@ -98,4 +99,4 @@ struct Extraction {
 /// skips malformed lines), or when no workload task ran.
 Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& options);
 
-}  // namespace vlag::kernel
+}  // namespace vlag::replay

@@ -1,4 +1,4 @@
-#include "kernel/replay.h"
+#include "replay/replay.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "spec/error.h"
 #include "trace/observer.h"
 
-namespace vlag::kernel {
+namespace vlag::replay {
 namespace {
 
 // The model's context switches per CPU, from the runqueues' picks: a pick of another task than
@@ -189,4 +189,4 @@ std::vector<Verdict> judge(const ReplayReport& r, const FidelityGoal& g) {
   return out;
 }
 
-}  // namespace vlag::kernel
+}  // namespace vlag::replay

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "kernel/replay.h"
+#include "replay/replay.h"
 
-namespace vlag::kernel {
+namespace vlag::replay {
 namespace {
 
 // A bound looser than the goal for one metric of a workload's tasks.
@@ -94,4 +94,4 @@ TEST(FidelitySuite, MessagingRunsEveryTasksWork) {
 }
 
 }  // namespace
-}  // namespace vlag::kernel
+}  // namespace vlag::replay

@@ -1,4 +1,4 @@
-#include "kernel/replay_extract.h"
+#include "replay/extract.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,10 +11,12 @@
 #include "kernel/check_options.h"
 #include "spec/error.h"
 
-namespace vlag::kernel {
+namespace vlag::replay {
 namespace {
 
 namespace fs = std::filesystem;
+using kernel::KernelEvent;
+using kernel::KernelEventKind;
 
 // ---- the capture's files ------------------------------------------------------------------------
 
@@ -513,22 +515,22 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
   const bool by_comm = named.empty();
   std::vector<KernelEvent> events;
   std::set<int> recorded;
-  read_perf_capture(files.perf,
-                    [&](const KernelEvent& e) {
-                      recorded.insert(e.cpu);
-                      events.push_back(e);
-                    },
-                    {o.keep_going});
+  kernel::read_perf_capture(files.perf,
+                            [&](const KernelEvent& e) {
+                              recorded.insert(e.cpu);
+                              events.push_back(e);
+                            },
+                            {o.keep_going});
   Pass pass(named, !by_comm, recorded);
   const std::vector<int64_t> hints = switch_in_hints(events);
   for (size_t i = 0; i < events.size(); ++i) pass.on_event(events[i], hints[i]);
   pass.finish();
   if (pass.first_t() < 0) throw Error(files.perf + ": no sched events");
 
-  KernelCheckOptions learned;
+  kernel::KernelCheckOptions learned;
   for (const std::string& s : files.snapshots) {
-    const SchedDebugSnapshot snap = load_snapshot(s);
-    learn_from_snapshot(snap, learned);
+    const kernel::SchedDebugSnapshot snap = kernel::load_snapshot(s);
+    kernel::learn_from_snapshot(snap, learned);
     x.kernel_cpus = std::max(x.kernel_cpus, static_cast<int>(snap.cpus.size()));
     if (snap.base_slice_ns) x.base_slice_ns = *snap.base_slice_ns;
   }
@@ -753,4 +755,4 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
   return x;
 }
 
-}  // namespace vlag::kernel
+}  // namespace vlag::replay

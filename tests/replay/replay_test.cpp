@@ -1,7 +1,9 @@
-// `vlag kernel replay` (kernel/replay.h) on the shared captures of tests/data/linux: finding a
+// `vlag kernel replay` (replay/replay.h) on the shared captures of tests/data/linux: finding a
 // capture's files, what is extracted of its tasks (nice, custom slices, wall-clock or CPU work,
 // timer or task wakeups), the kernel's figures (checked against what `vlag kernel check` and
 // tests/tools/runtime_count say of the same captures), and the model beside them.
+#include "replay/replay.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,10 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kernel/replay.h"
 #include "spec/error.h"
 
-namespace vlag::kernel {
+namespace vlag::replay {
 namespace {
 
 const std::string kLinux = std::string(VLAG_TEST_DATA) + "/linux/";
@@ -180,4 +181,4 @@ TEST(KernelReplay, BadInputIsAnError) {
 }
 
 }  // namespace
-}  // namespace vlag::kernel
+}  // namespace vlag::replay
