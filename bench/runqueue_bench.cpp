@@ -1,5 +1,5 @@
 // Cost of one scheduling cycle — enqueue a task, pick, run it 100 µs, dequeue it (a migration,
-// so the queue stays at n) — with n tasks queued, preset linux-6.18, for:
+// so the queue stays at n) — with n tasks queued, under the default preset, for:
 //   optimized   optimized::Runqueue (augmented rbtree, O(log n));
 //   reference   reference::LinuxRunqueue (the same operations over O(n) scans), n ≤ 10 000;
 //   multiset    a plain Boost.Intrusive multiset doing the cycle's tree work alone: one insert
@@ -27,7 +27,7 @@ constexpr int64_t kRunNs = 100'000;
 
 template <class Rq>
 struct Fixture {
-  explicit Fixture(int64_t n) : rq(make_params(preset_by_name("linux-6.18"))) {
+  explicit Fixture(int64_t n) : rq(make_params(preset_by_name(kDefaultPreset))) {
     for (TaskId id = 0; id <= n; ++id) {
       rq.create(id, nice_to_weight(static_cast<int>(id % 11) - 5), 0);
       if (id < n) rq.enqueue_entity(id);

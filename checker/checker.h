@@ -1,25 +1,30 @@
-// `vlag check`: one streaming pass over a trace, layer by layer (SPEC.md §6, spec/TRACE.md §4):
+// `vlag check`: one streaming pass over a trace, layer by layer (SPEC.md §6, spec/TRACE.md §4).
+// This class orchestrates one event: its preconditions (checker/validation.h), the shadow
+// reference that executes the same operations in the trace's arithmetic (checker/shadow.h), the
+// view it rebuilds (checker/view_update.h), then the layers that judge it:
 //   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
-//   2. decisions: every pick judged on the trace's own numbers — eligible, earliest eligible
-//      deadline modulo protection and the next buddy — and, from a trace that starts at the
-//      beginning, against a shadow reference runqueue that executes the same operations in the
-//      trace's arithmetic (checker/shadow.h);
-//   3. state, when events carry it: V and W against the entities (INV-LAG-SUM), INV-DEADLINE,
-//      INV-PLACE-LAG, INV-REWEIGHT, INV-LAG-CLAMP, the 64-bit margins of Linux's sums
-//      (INV-S64-MARGIN), and every reported field against the shadow (INV-STEP). On a trace in
-//      Linux arithmetic the rounded IDs are judged within SPEC.md §7.3's bounds.
-// Memory is proportional to the live tasks. Violations carry an SMT-LIB witness for the Z3
-// arbiter; windows and Z3 work happen after the pass (checker/run.h).
+//   2. decisions (checker/decisions.h): every pick on the trace's own numbers and against the
+//      shadow;
+//   3. state (checker/state_rules.h), when events carry it: V and W against the entities,
+//      deadlines, placements, reweights, saved lags, the 64-bit margins, and every reported field
+//      against the shadow — within SPEC.md §7.3's bounds on a Linux-arithmetic trace.
+// Memory is proportional to the live tasks. Violations carry an SMT-LIB witness
+// (checker/witness.h) for the Z3 arbiter; windows and Z3 work happen after the pass
+// (checker/run.h).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "checker/decisions.h"
+#include "checker/findings.h"
 #include "checker/report.h"
 #include "checker/service.h"
 #include "checker/shadow.h"
+#include "checker/state_rules.h"
 #include "checker/view.h"
+#include "checker/view_update.h"
 #include "trace/event.h"
 
 namespace vlag::checker {
@@ -27,6 +32,8 @@ namespace vlag::checker {
 class Checker {
  public:
   Checker(const trace::Header& header, std::string file, Report& report);
+  Checker(const Checker&) = delete;  // the layers hold references to its members
+  Checker& operator=(const Checker&) = delete;
 
   /// Checks one event and applies it. Throws trace::InputError for a trace fault (the event is
   /// then not applied; the caller may skip it under --keep-going).
@@ -34,49 +41,27 @@ class Checker {
   void finish();
 
   /// The state at this point as `entity` lines: the start of a replayable window.
-  std::vector<trace::Event> snapshot() const;
+  std::vector<trace::Event> snapshot() const { return view_.snapshot(now_); }
   int64_t events() const { return index_; }
 
  private:
-  [[noreturn]] void fault(trace::Fault f, const std::string& field, const std::string& what) const;
-  void validate(const trace::Event& e) const;
   void advance_to(int64_t t);
   void run(int64_t delta);
   void apply_shadow(const trace::Event& e);
-  void update_view(const trace::Event& e, Status status_before);
-  void refresh_from_shadow(ViewEntity& v) const;
-  void apply_reported(ViewEntity& v, const trace::EntityFields& s) const;
-  void new_request(ViewEntity& v, const Exact& request) const;
-  void complete_delayed_dequeues(std::optional<TaskId> picked, std::optional<int64_t> W_after);
-
-  void check_pick(const trace::Event& e, bool curr_protected, std::optional<TaskId> curr_before,
-                  std::optional<TaskId> next_before);
-  void check_state(const trace::Event& e, const Exact& V_before, int64_t W_before,
-                   const ViewEntity* before);
-  void check_step(const trace::Event& e);
   void stop_shadow(std::string_view what);
-  void check_lag_sum(const trace::Event& e);
-  bool integer_lag_sum_holds(const Exact& V, int64_t W) const;
-  void check_deadline(const ViewEntity& v);
-  void check_place(const ViewEntity& before, const ViewEntity& after, const Exact& V_after,
+  void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
                    int64_t W_before);
-  void check_reweight(const ViewEntity& before, const ViewEntity& after, const Exact& V_before,
-                      const Exact& V_after);
-  void check_saved_lag(const ViewEntity& v, bool from_delayed);
-  void check_s64_margins();
-  Exact vruntime_bound() const;
-
-  void checked(const char* id) { ++report_.stats[id].checked; }
-  void violate(const char* id, std::string detail, Witness w, bool promised = true);
-  Witness queue_witness(const Exact* V_reported) const;
 
   Params params_;
   bool window_;
-  trace::Arith arith_;
   std::string file_;
   Report& report_;
+  Findings findings_;
   View view_;
+  ViewUpdate view_update_;
   ServiceLayer service_;
+  Decisions decisions_;
+  StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
   int64_t now_ = 0;
   int64_t index_ = 0;

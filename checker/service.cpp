@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "rules/invariants.h"
+#include "spec/properties.h"
 #include "spec/weights.h"
 
 namespace vlag::checker {
@@ -17,11 +19,12 @@ ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string fil
     : params_(params),
       report_(report),
       file_(std::move(file)),
-      paper_(params.preset.rejoin_strategy != 0) {
-  report_.stats["THM-LAG-BOUND"].verdict = paper_;
-  report_.stats["THM-WAKEUP-LATENCY"].verdict = paper_;
-  report_.stats["FIG-STARVATION"].verdict = false;
-  if (!paper_) report_.stats["THM-LAG-BOUND-LINUX"].verdict = false;
+      paper_(promised(ids::kThmLagBound, params.preset)),
+      latency_promised_(promised(ids::kThmWakeupLatency, params.preset)) {
+  report_.stats[ids::kThmLagBound].verdict = paper_;
+  report_.stats[ids::kThmWakeupLatency].verdict = latency_promised_;
+  report_.stats[ids::kFigStarvation].verdict = false;
+  if (!paper_) report_.stats[ids::kThmLagBoundLinux].verdict = false;
 }
 
 void ServiceLayer::on_new(TaskId id, int64_t weight, int64_t slice) {
@@ -53,11 +56,11 @@ void ServiceLayer::figure(const std::string& id, double ratio, const std::string
 void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line) {
   const int64_t tick = params_.tick_ns();
   const Exact l = lag(t);
-  const int64_t bound = upper ? std::max(t.slice, tick) : t.slice;
+  const int64_t bound = upper ? rules::paper_lag_upper(t.slice, tick) : t.slice;
   const double ratio = std::fabs(l.get_d()) / static_cast<double>(bound);
   const bool ok = upper ? l < ex(bound) : l > -ex(bound);
   const bool verdict = paper_ && steady_;
-  figure("THM-LAG-BOUND", ratio,
+  figure(ids::kThmLagBound, ratio,
          fmt::format("task {} lag {:.0f} ns when {} (bound {}{} ns)", id, l.get_d(),
                      upper ? "picked" : "preempted", upper ? "< " : "> -", bound),
          paper_);
@@ -65,23 +68,24 @@ void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line)
   // hold for r < TICK with differing weights (SPEC.md §6), which is every Linux default slice,
   // and its lower half is judged on kernel traces (kernel/service.cpp).
   if (!paper_) {
-    const int64_t linux_bound = t.slice + tick;
-    figure("THM-LAG-BOUND-LINUX", std::fabs(l.get_d()) / static_cast<double>(linux_bound),
+    const int64_t linux_bound = rules::linux_lag_bound(t.slice, tick);
+    figure(ids::kThmLagBoundLinux, std::fabs(l.get_d()) / static_cast<double>(linux_bound),
            fmt::format("task {} lag {:.0f} ns when {} (bound {}{} ns)", id, l.get_d(),
                        upper ? "picked" : "preempted", upper ? "<= " : ">= -", linux_bound),
            false);
   }
   if (ok || !verdict) return;
   Violation v;
-  v.id = "THM-LAG-BOUND";
+  v.id = ids::kThmLagBound;
   v.file = file_;
   v.line = line;
   v.detail = fmt::format(
       "task {} lag {} ns outside (-{}, {}) ns (fluid service since joining "
       "minus {} ns received)",
-      id, l.get_str(), t.slice, std::max(t.slice, tick), t.received);
+      id, l.get_str(), t.slice, rules::paper_lag_upper(t.slice, tick), t.received);
   Witness& w = v.witness;
-  w.statement = "THM-LAG-BOUND: -r_k < lag_k < max(r_k, q), lag_k = w_k*(V - V_join)/1024 - s_k";
+  w.statement = std::string(ids::kThmLagBound) +
+                ": -r_k < lag_k < max(r_k, q), lag_k = w_k*(V - V_join)/1024 - s_k";
   w.add("w_k", Sort::Int, ex(t.weight));
   w.add("r_k", Sort::Int, ex(t.slice));
   w.add("q", Sort::Int, ex(tick));
@@ -142,7 +146,7 @@ void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) 
   check_lag(*id, t, true, line);
   if (t.waiting_since >= 0) {
     const int64_t waited = now - t.waiting_since;
-    figure("FIG-STARVATION", static_cast<double>(waited) / 1e6,
+    figure(ids::kFigStarvation, static_cast<double>(waited) / 1e6,
            fmt::format("task {} waited {:.3f} ms runnable without running", *id,
                        static_cast<double>(waited) / 1e6),
            false);
@@ -154,20 +158,21 @@ void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) 
     const double bound = static_cast<double>(t.slice) * static_cast<double>(t.woke_W - t.weight) /
                              static_cast<double>(t.weight) +
                          static_cast<double>(params_.tick_ns());
-    const bool verdict = paper_ && t.woke_steady && steady_ && t.woke_W == runnable_weight_;
-    figure("THM-WAKEUP-LATENCY", static_cast<double>(latency) / bound,
+    const bool verdict =
+        latency_promised_ && t.woke_steady && steady_ && t.woke_W == runnable_weight_;
+    figure(ids::kThmWakeupLatency, static_cast<double>(latency) / bound,
            fmt::format("task {} first ran {:.3f} ms after waking, formula {:.3f} ms", *id,
                        static_cast<double>(latency) / 1e6, bound / 1e6),
-           paper_);
+           latency_promised_);
     if (verdict && static_cast<double>(latency) > bound) {
       Violation v;
-      v.id = "THM-WAKEUP-LATENCY";
+      v.id = ids::kThmWakeupLatency;
       v.file = file_;
       v.line = line;
       v.detail =
           fmt::format("task {} waited {} ns > r(W-w)/w + q = {:.0f} ns", *id, latency, bound);
       Witness& w = v.witness;
-      w.statement = "THM-WAKEUP-LATENCY: latency <= r_k*(W - w_k)/w_k + q";
+      w.statement = std::string(ids::kThmWakeupLatency) + ": latency <= r_k*(W - w_k)/w_k + q";
       w.add("latency", Sort::Int, ex(latency));
       w.add("r_k", Sort::Int, ex(t.slice));
       w.add("w_k", Sort::Int, ex(t.weight));
@@ -213,11 +218,13 @@ void ServiceLayer::on_slice(TaskId id, int64_t slice) {
 
 void ServiceLayer::finish() {
   if (!steady_ && paper_)
-    report_.notes.push_back(
-        "THM-LAG-BOUND and THM-WAKEUP-LATENCY: the system was not steady (a join or leave at "
-        "non-zero lag), so they are reported as figures after that point");
+    report_.notes.push_back(fmt::format(
+        "{} and {}: the system was not steady (a join or leave at non-zero lag), so they are "
+        "reported as figures after that point",
+        ids::kThmLagBound, ids::kThmWakeupLatency));
   report_.notes.push_back(
-      "THM-PAIR-FAIR is not checked separately: it follows from THM-LAG-BOUND for each client");
+      fmt::format("{} is not checked separately: it follows from {} for each client",
+                  ids::kThmPairFair, ids::kThmLagBound));
 }
 
 }  // namespace vlag::checker

@@ -57,8 +57,9 @@ class ServiceLayer {
   Exact clock_;  // fluid virtual time
   int64_t runnable_weight_ = 0;
   std::optional<TaskId> running_;
-  bool steady_ = true;  // every join and leave so far at zero lag
-  bool paper_;          // THM-LAG-BOUND and THM-WAKEUP-LATENCY are promised (SPEC.md §6)
+  bool steady_ = true;     // every join and leave so far at zero lag
+  bool paper_;             // THM-LAG-BOUND is promised (SPEC.md §6, spec/properties.h)
+  bool latency_promised_;  // THM-WAKEUP-LATENCY is
 };
 
 }  // namespace vlag::checker

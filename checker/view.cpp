@@ -35,14 +35,29 @@ Exact View::V() const {
 
 const ViewEntity* View::earliest_eligible_deadline(const Exact& V) const {
   const ViewEntity* best = nullptr;
-  for (const auto& [id, e] : entities_) {
-    if (!in_queue(e) || !eligible(e, V)) continue;
-    const bool is_curr = curr == id;
-    if (!best || e.deadline < best->deadline ||
-        (e.deadline == best->deadline && curr == best->id && !is_curr))
-      best = &e;
-  }
+  for (const auto& [id, e] : entities_)
+    if (in_queue(e) && eligible(e, V) && (!best || precedes(e, *best))) best = &e;
   return best;
+}
+
+std::vector<trace::Event> View::snapshot(int64_t now) const {
+  std::vector<trace::Event> out;
+  for (const auto& [id, v] : entities_) {
+    trace::Event e;
+    e.kind = trace::EventKind::Entity;
+    e.t = now;
+    e.task = id;
+    e.state.weight = v.weight;
+    e.state.slice = v.slice;
+    e.state.vruntime = v.vruntime;
+    e.state.deadline = v.deadline;
+    e.state.vlag = v.vlag;
+    e.state.status = v.status;
+    e.state.running = curr == id;
+    e.state.request = v.request;
+    out.push_back(e);
+  }
+  return out;
 }
 
 }  // namespace vlag::checker

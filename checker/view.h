@@ -1,15 +1,19 @@
 // The runqueue as the trace describes it: each entity's weight, slice, vruntime, deadline,
 // saved lag and status as last reported (or, for a trace without state fields, as the shadow
-// reference computed them). Layers 2 and 3 judge the trace's decisions and numbers on this
-// view, with SPEC.md §2's derived quantities computed exactly over it.
+// reference computed them; checker/view_update.h keeps it). Layers 2 and 3 judge the trace's
+// decisions and numbers on this view, with SPEC.md §2's derived quantities computed exactly over
+// it, through ViewState: the read-only state the rules of rules/invariants.h read.
 #pragma once
 
 #include <boost/container/flat_map.hpp>
 #include <optional>
+#include <vector>
 
-#include "checker/witness.h"
+#include "trace/event.h"
 
 namespace vlag::checker {
+
+using trace::Exact;
 
 struct ViewEntity {
   TaskId id = 0;
@@ -47,14 +51,47 @@ class View {
   int64_t W() const;  // Σ w over queued (and delayed) entities
   Exact V() const;    // Σ w·v / W; 0 for an empty queue
   bool eligible(const ViewEntity& e, const Exact& V) const { return e.vruntime <= V; }
-  /// The eligible entity with the least deadline, curr losing ties, ties otherwise broken by id
-  /// (the view has no insertion order; see spec/TRACE.md §4).
+  /// a before b in the order of pick_eevdf as the view knows it: the earlier deadline, curr
+  /// losing ties (the view has no insertion order; see spec/TRACE.md §4).
+  bool precedes(const ViewEntity& a, const ViewEntity& b) const {
+    return a.deadline < b.deadline || (a.deadline == b.deadline && curr == b.id && curr != a.id);
+  }
+  /// The eligible entity that precedes every other one, ties otherwise going to the least id.
   const ViewEntity* earliest_eligible_deadline(const Exact& V) const;
+  /// The state at time `now` as `entity` lines: the start of a replayable window.
+  std::vector<trace::Event> snapshot(int64_t now) const;
 
  private:
   ViewEntities entities_;
 };
 
 inline bool in_queue(const ViewEntity& e) { return e.status != Status::Sleeping; }
+
+/// The view as rules/state.h reads it, with its V given (computed once for the event, or the V
+/// the trace reports). W() is a walk over the view: ask once.
+class ViewState {
+ public:
+  using Entity = ViewEntity;
+
+  ViewState(const View& view, const Params& params, const Exact& V)
+      : view_(view), params_(params), V_(V) {}
+
+  const Params& params() const { return params_; }
+  const Exact& V() const { return V_; }
+  int64_t W() const { return view_.W(); }
+  std::optional<TaskId> curr() const { return view_.curr; }
+  bool eligible(const ViewEntity& e) const { return view_.eligible(e, V_); }
+  template <class F>
+  bool for_each_queued(F&& f) const {
+    for (const auto& [id, e] : view_.entities())
+      if (in_queue(e) && !f(e)) return false;
+    return true;
+  }
+
+ private:
+  const View& view_;
+  const Params& params_;
+  const Exact& V_;
+};
 
 }  // namespace vlag::checker

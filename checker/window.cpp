@@ -4,6 +4,7 @@
 #include <map>
 
 #include "checker/checker.h"
+#include "spec/properties.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
 
@@ -28,13 +29,14 @@ bool reproduces(const std::string& text, const std::string& id, int64_t last_ind
 }  // namespace
 
 bool window_reproducible(const std::string& id) {
-  return id != "INV-STEP" && id.rfind("THM-", 0) != 0;
+  const Property* p = find_property(id);
+  return p && p->judged.windowed;
 }
 
 std::optional<Window> minimal_window(const Source& source, const Violation& v, std::string& why) {
   if (!window_reproducible(v.id)) {
-    why = v.id == "INV-STEP" ? "INV-STEP needs the shadow reference from the trace's start"
-                             : "a service figure needs the whole history";
+    why = v.id == ids::kInvStep ? v.id + " needs the shadow reference from the trace's start"
+                                : "a service figure needs the whole history";
     return std::nullopt;
   }
   const int64_t k = v.event_index;

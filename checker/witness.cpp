@@ -1,5 +1,10 @@
 #include "checker/witness.h"
 
+#include <fmt/format.h>
+
+#include "checker/view.h"
+#include "spec/properties.h"
+
 namespace vlag::checker {
 
 std::string smt_literal(Sort sort, const trace::Exact& x) {
@@ -51,6 +56,229 @@ std::string smt_script(const Witness& w, const std::string& origin, bool command
   s += "; the violation\n(assert " + w.claim + ")\n";
   if (commands) s += "(check-sat)\n(get-model)\n";
   return s;
+}
+
+}  // namespace vlag::checker
+
+namespace vlag::checker {
+namespace {
+
+Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
+
+// An entity's constant: w_3, v_m2 (a negative id's m).
+std::string name_of(const char* prefix, TaskId id) {
+  return fmt::format("{}_{}{}", prefix, id < 0 ? "m" : "", id < 0 ? -id : id);
+}
+
+}  // namespace
+
+Witness queue_witness(const View& view, const Exact* V_reported) {
+  Witness w;
+  std::string sum_w = "(+ 0", sum_wv = "(+ 0.0";
+  for (const auto& [id, e] : view.entities()) {
+    if (!in_queue(e)) continue;
+    const std::string wn = name_of("w", id), vn = name_of("v", id), dn = name_of("d", id);
+    w.add(wn, Sort::Int, ex(e.weight));
+    w.add(vn, Sort::Real, e.vruntime);
+    w.add(dn, Sort::Real, e.deadline);
+    sum_w += " " + wn;
+    sum_wv += fmt::format(" (* {} {})", wn, vn);
+  }
+  w.derived.push_back({"W", Sort::Int});
+  w.definitions.push_back("(= W " + sum_w + "))");
+  if (V_reported) {
+    w.add("V_reported", Sort::Real, *V_reported);
+  } else {
+    w.derived.push_back({"V", Sort::Real});
+    w.definitions.push_back("(= (* V W) " + sum_wv + "))");
+  }
+  return w;
+}
+
+Witness idle_pick_witness(const View& view) {
+  Witness w = queue_witness(view, nullptr);
+  w.statement = std::string(ids::kInvPickEligible) +
+                ": pick_next_entity returns an entity when Q is not empty";
+  w.claim = "(> W 0)";
+  return w;
+}
+
+Witness ineligible_pick_witness(const View& view, TaskId picked) {
+  Witness w = queue_witness(view, nullptr);
+  w.statement = std::string(ids::kInvPickEligible) + ": the picked entity p has v_p <= V";
+  w.claim = "(> " + name_of("v", picked) + " V)";
+  return w;
+}
+
+Witness edf_witness(const View& view, TaskId picked, TaskId earlier) {
+  Witness w = queue_witness(view, nullptr);
+  w.statement = std::string(ids::kInvPickEdf) +
+                ": no eligible entity e has an earlier deadline than the picked p";
+  w.claim = fmt::format("(and (<= {} V) (<= {} V) (< {} {}))", name_of("v", picked),
+                        name_of("v", earlier), name_of("d", earlier), name_of("d", picked));
+  return w;
+}
+
+Witness delayed_pick_witness() {
+  Witness w;
+  w.statement = std::string(ids::kInvDelay) + ": a delayed entity never runs (status 2 = delayed)";
+  w.add("status", Sort::Int, ex(2));
+  w.claim = "(= status 2)";
+  return w;
+}
+
+Witness became_delayed_witness(const Exact& v, const Exact& V) {
+  Witness w;
+  w.statement = std::string(ids::kInvDelay) + ": an entity becomes delayed only while v > V";
+  w.add("v", Sort::Real, v);
+  w.add("V", Sort::Real, V);
+  w.claim = "(<= v V)";
+  return w;
+}
+
+Witness pick_step_witness(std::optional<TaskId> picked, std::optional<TaskId> spec_pick) {
+  Witness w;
+  w.statement =
+      std::string(ids::kInvStep) + ": the pick is the one SPEC.md 4.4 makes (ids; -1 = idle)";
+  w.add("picked", Sort::Int, ex(picked.value_or(-1)));
+  w.add("spec_pick", Sort::Int, ex(spec_pick.value_or(-1)));
+  w.claim = "(not (= picked spec_pick))";
+  return w;
+}
+
+Witness step_field_witness(const char* field, const Exact& got, const Exact& want) {
+  Witness w;
+  w.statement = std::string(ids::kInvStep) + ": field '" + field +
+                "' equals the value of the SPEC.md operation on the same state";
+  w.add("reported", Sort::Real, got);
+  w.add("spec", Sort::Real, want);
+  w.claim = "(not (= reported spec))";
+  return w;
+}
+
+Witness lag_sum_witness(const View& view, const Exact& V_reported, int64_t W_reported,
+                        bool integers) {
+  Witness w = queue_witness(view, &V_reported);
+  w.add("W_reported", Sort::Int, ex(W_reported));
+  std::string lag_sum = "(+ 0.0";
+  for (const auto& [id, v] : view.entities())
+    if (in_queue(v))
+      lag_sum += fmt::format(" (* {} (- V_reported {}))", name_of("w", id), name_of("v", id));
+  lag_sum += ")";
+  w.statement = integers ? std::string(ids::kInvLagSum) +
+                               " (integer V, floored): -W < sum w_i*(V - v_i) <= 0, W = sum w_i"
+                         : std::string(ids::kInvLagSum) + ": sum w_i*(V - v_i) = 0 and W = sum w_i";
+  w.claim =
+      integers
+          ? fmt::format("(or (not (= W_reported W)) (> {0} 0.0) (<= {0} (- (to_real W))))", lag_sum)
+          : fmt::format("(or (not (= W_reported W)) (not (= {} 0.0)))", lag_sum);
+  return w;
+}
+
+Witness deadline_witness(const ViewEntity& v, const Exact& slack) {
+  Witness w;
+  w.add("v", Sort::Real, v.vruntime);
+  w.add("d", Sort::Real, v.deadline);
+  w.add("w", Sort::Int, ex(v.weight));
+  w.add("rho", Sort::Real, *v.request);
+  w.statement = std::string(ids::kInvDeadline) + ": 0 < (d - v)*w/1024 <= rho";
+  w.claim = "(or (<= (/ (* (- d v) w) 1024.0) 0.0) (> (/ (* (- d v) w) 1024.0) rho))";
+  if (slack != 0) {
+    w.add("slack", Sort::Real, slack);
+    w.statement = std::string(ids::kInvDeadline) +
+                  " (Linux arithmetic, SPEC.md 7.3): -slack < (d - v)*w/1024 < rho + slack";
+    w.claim =
+        "(or (<= (/ (* (- d v) w) 1024.0) (- slack)) (>= (/ (* (- d v) w) 1024.0) (+ rho slack)))";
+  }
+  return w;
+}
+
+Witness place_witness(const Exact& V, const Exact& v, const Exact& expected, const Exact& bound) {
+  Witness w;
+  w.add("V", Sort::Real, V);
+  w.add("v", Sort::Real, v);
+  w.add("expected", Sort::Real, expected);
+  w.statement = std::string(ids::kInvPlaceLag) +
+                ": V - v after the wakeup equals the lag the preset restores";
+  w.claim = "(not (= (- V v) expected))";
+  if (bound != 0) {
+    w.add("bound", Sort::Real, bound);
+    w.statement = std::string(ids::kInvPlaceLag) +
+                  " (Linux arithmetic, SPEC.md 7.3): |V - v - expected| < bound";
+    w.claim = "(or (>= (- (- V v) expected) bound) (<= (- (- V v) expected) (- bound)))";
+  }
+  return w;
+}
+
+Witness reweight_witness(const Exact& V_before, const Exact& V_after, const Exact& wlag_before,
+                         const Exact& wlag_after, const Exact& bound_V, const Exact& bound_wlag,
+                         bool compare_V) {
+  Witness w;
+  w.add("V_before", Sort::Real, V_before);
+  w.add("V_after", Sort::Real, V_after);
+  w.add("wlag_before", Sort::Real, wlag_before);
+  w.add("wlag_after", Sort::Real, wlag_after);
+  w.statement = std::string(ids::kInvReweight) + ": V and w*(V - v) are unchanged by a reweight";
+  w.claim = "(or (not (= V_before V_after)) (not (= wlag_before wlag_after)))";
+  if (bound_V != 0) {
+    w.add("bound_V", Sort::Real, bound_V);
+    w.add("bound_wlag", Sort::Real, bound_wlag);
+    w.statement = std::string(ids::kInvReweight) +
+                  " (Linux arithmetic, SPEC.md 7.3): V and w*(V - v) move by less "
+                  "than their bounds";
+    w.claim = fmt::format(
+        "(or {}(>= (- wlag_after wlag_before) bound_wlag) (<= (- wlag_after wlag_before) (- "
+        "bound_wlag)))",
+        compare_V ? "(>= (- V_after V_before) bound_V) (<= (- V_after V_before) (- bound_V)) "
+                  : "");
+  }
+  return w;
+}
+
+Witness saved_lag_witness(const ViewEntity& v, int64_t tick_ns, bool delay_zero,
+                          const Exact& bound) {
+  Witness w;
+  w.add("vl", Sort::Real, v.vlag);
+  w.add("r", Sort::Int, ex(v.slice));
+  w.add("w", Sort::Int, ex(v.weight));
+  w.add("tick", Sort::Int, ex(tick_ns));
+  w.derived.push_back({"limit", Sort::Real});
+  w.definitions.push_back("(= limit (/ (* (ite (> (* 2 r) tick) (* 2 r) tick) 1024) (to_real w)))");
+  w.statement = delay_zero ? std::string(ids::kInvLagClamp) +
+                                 ": |vl| <= limit, and vl <= 0 after a delayed dequeue"
+                           : std::string(ids::kInvLagClamp) + ": |vl| <= vdelta(max(2r, TICK), w)";
+  w.claim = delay_zero ? "(or (> vl limit) (< vl (- limit)) (> vl 0.0))"
+                       : "(or (> vl limit) (< vl (- limit)))";
+  if (bound != 0) {
+    w.add("bound", Sort::Real, bound);
+    w.statement += " (Linux arithmetic, SPEC.md 7.3: beyond limit + bound)";
+    w.claim = fmt::format("(or (>= vl (+ limit bound)) (<= vl (- (+ limit bound))){})",
+                          delay_zero ? " (> vl 0.0)" : "");
+  }
+  return w;
+}
+
+Witness s64_product_witness(const mpz_class& key, bool key_fits, int64_t factor) {
+  Witness w;
+  w.statement = std::string(ids::kInvS64Margin) +
+                ": (v_i - v_min)*w_i and (v_i - v_min)*W fit in a signed 64-bit product";
+  if (!key_fits) {
+    w.add("key", Sort::Int, Exact(key));
+    w.claim = "(> key 9223372036854775807)";
+  } else {
+    w.add("key", Sort::BitVec64, Exact(key));
+    w.add("w", Sort::BitVec64, ex(factor));
+    w.claim = "(not (bvsmul_noovfl key w))";
+  }
+  return w;
+}
+
+Witness s64_sum_witness(const mpz_class& sum) {
+  Witness w;
+  w.statement = std::string(ids::kInvS64Margin) + ": sum_i (v_i - v_min)*w_i fits in s64";
+  w.add("sum", Sort::Int, Exact(sum));
+  w.claim = "(> sum 9223372036854775807)";
+  return w;
 }
 
 }  // namespace vlag::checker

@@ -1,9 +1,13 @@
 // The arithmetic behind one violation, as SMT-LIB2 text that the Z3 arbiter (smt/arbiter.h)
 // re-checks: constants with the values read from the trace, the SPEC.md definitions relating
 // them, and the claim that the invariant fails. `sat` confirms the violation. Built from plain
-// strings so that nothing outside smt/ depends on Z3.
+// strings so that nothing outside smt/ depends on Z3; below, one builder per rule of layers 2
+// and 3, from the values the rule judged.
 #pragma once
 
+#include <gmpxx.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,36 @@ struct Witness {
 
 /// A number as an SMT-LIB literal of the given sort: 5, (- 5), (/ 7 3), (_ bv5 64).
 std::string smt_literal(Sort sort, const trace::Exact& x);
+
+class View;
+struct ViewEntity;
+
+/// Every queued entity's weight, vruntime and deadline, with W and V defined from them
+/// (SPEC.md §2). V_reported, when given, is the V the trace claims.
+Witness queue_witness(const View& view, const Exact* V_reported);
+
+// Layer 2 (checker/decisions.h).
+Witness idle_pick_witness(const View& view);
+Witness ineligible_pick_witness(const View& view, TaskId picked);
+Witness edf_witness(const View& view, TaskId picked, TaskId earlier);
+Witness delayed_pick_witness();
+Witness became_delayed_witness(const Exact& v, const Exact& V);
+Witness pick_step_witness(std::optional<TaskId> picked, std::optional<TaskId> spec_pick);
+
+// Layer 3 (checker/state_rules.h); a nonzero bound or slack is §7.3's, for a Linux trace.
+Witness step_field_witness(const char* field, const Exact& got, const Exact& want);
+Witness lag_sum_witness(const View& view, const Exact& V_reported, int64_t W_reported,
+                        bool integers);
+Witness deadline_witness(const ViewEntity& v, const Exact& slack);
+Witness place_witness(const Exact& V, const Exact& v, const Exact& expected, const Exact& bound);
+Witness reweight_witness(const Exact& V_before, const Exact& V_after, const Exact& wlag_before,
+                         const Exact& wlag_after, const Exact& bound_V, const Exact& bound_wlag,
+                         bool compare_V);
+Witness saved_lag_witness(const ViewEntity& v, int64_t tick_ns, bool delay_zero,
+                          const Exact& bound);
+/// INV-S64-MARGIN for one entity: its key beyond s64, or key times w (or W) overflowing.
+Witness s64_product_witness(const mpz_class& key, bool key_fits, int64_t factor);
+Witness s64_sum_witness(const mpz_class& sum);
 
 }  // namespace vlag::checker
 

@@ -5,6 +5,7 @@
 #include "checker/run.h"
 #include "cli/check_report.h"
 #include "cli/commands.h"
+#include "cli/validators.h"
 
 namespace vlag::cli {
 namespace {
@@ -73,11 +74,12 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", opts->json, "Print the report as JSON");
   cmd->add_flag("--keep-going", opts->keep_going,
                 "Count and skip faulty lines instead of stopping at the first");
-  cmd->add_option("--evidence", opts->evidence_dir,
+  cmd->add_option("--evidence-dir,--evidence", opts->evidence_dir,
                   "Directory for the SMT-LIB2 file and the replayable window of each violation")
       ->capture_default_str();
   cmd->add_option("--max-evidence", opts->max_evidence,
                   "Violations that get Z3 re-checking, an SMT-LIB2 file and a window")
+      ->check(unsigned_integer(1'000'000))
       ->capture_default_str();
   cmd->add_flag("--no-z3", opts->no_z3, "Do not re-check violations with Z3");
   cmd->add_flag("--infer", opts->infer,

@@ -24,7 +24,10 @@ void add_kernel_command(CLI::App& app, int& exit_code);
 /// `vlag prove`: BMC and k-induction of an invariant (exit 3: unknown or timeout).
 void add_prove_command(CLI::App& app, int& exit_code);
 
-/// `vlag trace export --perfetto`: a trace as Chrome JSON trace events (exit 0, or 2 on bad input).
+/// `vlag trace export`: a trace as Chrome JSON trace events (exit 0, or 2 on bad input).
 void add_trace_command(CLI::App& app);
+
+/// `vlag help [SUBCOMMAND...]`: what `vlag [SUBCOMMAND...] --help` prints.
+void add_help_command(CLI::App& app);
 
 }  // namespace vlag::cli

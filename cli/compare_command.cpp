@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "compare/json.h"
 #include "compare/no_effect.h"
 #include "compare/plots.h"
@@ -78,7 +79,13 @@ cmp::GridSpec grid_spec(const CompareOptions& o) {
   // Without noise every repetition would repeat the first exactly and the stddev column would say
   // nothing; bursts vary by ±5 % unless a setting says otherwise (jitter=0: exact runs).
   spec.base.machine.jitter = kDefaultJitter;
-  for (const std::string& s : o.common) spec.common.insert(cmp::parse_setting(s));
+  for (const std::string& s : o.common) {
+    auto [key, value] = cmp::parse_setting(s);
+    if (const auto it = spec.common.find(key); it != spec.common.end())
+      throw Error("--set " + key + " given twice (" + key + "=" + it->second + " and " + s +
+                  "): give each key once");
+    spec.common.emplace(std::move(key), std::move(value));
+  }
   spec.rows = cmp::parse_rows(o.rows);
   if (!o.variants.empty())
     spec.variants = cmp::parse_variants(o.variants);
@@ -174,6 +181,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.001, 3600.0))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "First seed; repetition i runs on seed + i")
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--repeat", o->repeat, "Repetitions per cell, each on its own seed")
       ->check(CLI::Range(1, 10000))

@@ -92,9 +92,7 @@ void add_demo_command(CLI::App& app, int& exit_code) {
       "demo",
       "Three CPU hogs (nice 0, 0, 5) and a periodic task (1 ms period, 100 us of work, "
       "0.5 ms slice) on one CPU of the simulator, over the exact reference runqueue");
-  cmd->add_option("--preset", opts->preset,
-                  "Preset (linux-6.18, linux-6.12, linux-6.6, paper-1..3)")
-      ->capture_default_str();
+  cmd->add_option("--preset", opts->preset, preset_help())->capture_default_str();
   cmd->add_option("--features", opts->features, "Feature overrides: NAME,-NAME,...");
   cmd->add_option("--hz", opts->hz, "Timer tick frequency")->capture_default_str();
   cmd->add_option("--seconds", opts->seconds, "Simulated time")

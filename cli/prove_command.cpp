@@ -29,6 +29,8 @@ struct ProveArgs {
   int hz = 250;
   bool json = false;
   bool no_induction = false;
+  bool list = false;
+  bool list_presets = false;
   prove::Options o;
 };
 
@@ -81,6 +83,10 @@ prove::Options build(ProveArgs& a) {
 }
 
 int run_prove(ProveArgs& a) {
+  if (a.list || a.list_presets) {
+    fmt::print("{}", a.list ? list_text() : presets_text());
+    return 0;
+  }
   const prove::Options o = build(a);
   const bool tty = isatty(STDERR_FILENO) && !a.json;
   g_stop = false;
@@ -116,8 +122,9 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--depth", a->o.depth, "Steps K (BMC depth, largest k of induction)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str();
-  cmd->add_option("--invariant", a->o.invariant, "SPEC.md section 6 ID")->capture_default_str();
-  cmd->add_option("--preset", a->preset, "Preset")->capture_default_str();
+  cmd->add_option("--invariant", a->o.invariant, "SPEC.md section 6 ID (--list shows them)")
+      ->capture_default_str();
+  cmd->add_option("--preset", a->preset, preset_help())->capture_default_str();
   cmd->add_option("--features", a->features, "Feature overrides: NAME,-NAME,...");
   cmd->add_option("--hz", a->hz, "Timer tick frequency")->capture_default_str();
   cmd->add_option("--arith", a->arith, "exact or linux64")->capture_default_str();
@@ -133,6 +140,9 @@ void add_prove_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--no-induction", a->no_induction, "BMC only");
   cmd->add_flag("--json", a->json, "Machine-readable result");
+  cmd->add_flag("--list", a->list,
+                "List the IDs it supports: driver, induction, arithmetics, presets promising them");
+  cmd->add_flag("--list-presets", a->list_presets, "List the presets: name, family, description");
   cmd->callback([a, &exit_code] { exit_code = run_prove(*a); });
 }
 

@@ -25,7 +25,10 @@ const char* verdict_name(prove::Verdict v) {
 
 std::string list(const std::vector<int64_t>& xs) {
   std::string s;
-  for (int64_t x : xs) s += (s.empty() ? "" : ",") + std::to_string(x);
+  for (int64_t x : xs) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(x);
+  }
   return s;
 }
 
@@ -167,6 +170,33 @@ std::string json_report(const prove::Options& o, const prove::Result& r, const s
                                      .str("op", r.induction_step->op)
                                      .object("after", state_json(r.induction_step->after)));
   return out.text() + "\n";
+}
+
+std::string list_text() {
+  std::string out = fmt::format("{:<20} {:<4} {:<7} {:<15} {:<14} {}\n", "id", "spec", "driver",
+                                "induction", "arith", "promised-by");
+  for (const Property& p : properties()) {
+    if (!p.prove.bmc) continue;
+    std::string by;
+    for (const PresetRow& row : kPresets)
+      if (prove::promised_by(row.make(), p.id))
+        by += (by.empty() ? "" : ",") + std::string(row.name);
+    const char* induction = p.prove.induction == Induction::Always          ? "always"
+                            : p.prove.induction == Induction::WherePromised ? "where-promised"
+                                                                            : "never";
+    out += fmt::format("{:<20} §{:<3} {:<7} {:<15} {:<14} {}\n", p.id, p.section,
+                       p.prove.steady ? "steady" : "any", induction,
+                       p.prove.linux64 ? "exact,linux64" : "exact", by.empty() ? "-" : by);
+  }
+  return out;
+}
+
+std::string presets_text() {
+  std::string out;
+  for (const PresetRow& row : kPresets)
+    out += fmt::format("{:<11} {:<6} {}\n", row.name, row.make().paper() ? "paper" : "linux",
+                       row.description);
+  return out;
 }
 
 }  // namespace vlag::cli

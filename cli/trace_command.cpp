@@ -1,5 +1,6 @@
-// `vlag trace export --perfetto TRACE [-o OUT]`: a spec/TRACE.md trace as Chrome JSON trace
-// events for the Perfetto UI (trace/perfetto.h).
+// `vlag trace export TRACE [-o OUT]`: a spec/TRACE.md trace as Chrome JSON trace events for the
+// Perfetto UI (trace/perfetto.h). `--perfetto` names that format; it is the only one, so it may be
+// left out.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -16,7 +17,6 @@ namespace {
 struct ExportOptions {
   std::string trace;
   std::string out;  // empty: stdout
-  bool perfetto = false;
 };
 
 void write_export(const ExportOptions& o, std::ostream& out) {
@@ -45,8 +45,8 @@ void add_trace_command(CLI::App& app) {
       "export",
       "Export a trace as Chrome JSON trace events (ui.perfetto.dev, chrome://tracing): per-CPU "
       "tracks of task run slices, instants, counters for V, W and each task's lag");
-  cmd->add_flag("--perfetto", opts->perfetto, "Chrome JSON trace-event format (the only one)")
-      ->required();
+  cmd->add_flag("--perfetto")
+      ->description("Chrome JSON trace-event format (the default and only format)");
   cmd->add_option("trace", opts->trace, "Trace file (JSON Lines)")->required();
   cmd->add_option("-o,--output", opts->out, "Output file (default: stdout)");
   cmd->callback([opts] { run_export(*opts); });

@@ -63,7 +63,7 @@ std::string table_text(const MetricTable& table, const GridSpec& spec) {
         continue;
       }
       std::string s = format_value(c.sample->mean) + " " + stddev_pct(*c.sample);
-      if (v > 0) s += " " + change_text(c);
+      if (v > 0) s += ' ' + change_text(c);
       line.push_back(s);
     }
     grid.push_back(line);

@@ -68,7 +68,8 @@ Settings parse_settings(std::string_view text) {
     }
     const size_t end = std::min(text.find(' ', i), text.size());
     auto [key, value] = parse_setting(text.substr(i, end - i));
-    out[key] = value;
+    if (!out.emplace(key, value).second)
+      throw Error("'" + std::string(text) + "' gives " + key + " twice: give each key once");
     i = end;
   }
   return out;

@@ -32,7 +32,7 @@ void apply_settings(sim::ScenarioConfig& config, const Settings& settings);
 /// "key=value" → {key, value}; throws vlag::Error on a missing '=' or an unknown key.
 std::pair<std::string, std::string> parse_setting(std::string_view text);
 
-/// "k=v k2=v2" (settings separated by spaces) → Settings.
+/// "k=v k2=v2" (settings separated by spaces) → Settings; throws vlag::Error on a key given twice.
 Settings parse_settings(std::string_view text);
 
 /// "k=v k2=v2" in registry order: a settings set's label in tables.

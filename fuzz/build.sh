@@ -1,43 +1,58 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets the OSS-Fuzz / ClusterFuzzLite way: compiler and flags from $CXX and
 # $CXXFLAGS, the engine from $LIB_FUZZING_ENGINE, binaries and <target>_seed_corpus.zip into $OUT.
-# Standalone defaults (clang, libFuzzer, ASan + UBSan, out/fuzz) make `bash fuzz/build.sh` work
-# on a developer machine too.
+# It is the build script of both (.clusterfuzzlite/build.sh, fuzz/oss-fuzz/build.sh). Standalone
+# defaults (clang, libFuzzer, ASan + UBSan, out/fuzz) make `bash fuzz/build.sh` work on a
+# developer machine too, where warnings are errors; under an engine (LIB_FUZZING_ENGINE given)
+# they are not, since its clang is newer (VLAG_WERROR=0|1 decides).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+werror=${VLAG_WERROR:-$([ -n "${LIB_FUZZING_ENGINE:-}" ] && echo 0 || echo 1)}
 : "${CXX:=clang++}"
 : "${CXXFLAGS:=-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link}"
 : "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
 : "${OUT:=$src/out/fuzz}"
+# The engines build C++ against libc++ (-stdlib=libc++); the libraries vlag links (gmpxx,
+# simdjson, fmt, z3) are the distribution's, built against libstdc++, so the targets use that.
+CXXFLAGS=${CXXFLAGS//-stdlib=libc++/}
+warnings="-Wall -Wextra"
+[ "$werror" = 1 ] && warnings="$warnings -Werror"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)  # absolute: the seed corpus is zipped from inside its directory
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 
-library=(spec/features.cpp spec/ops.cpp spec/weights.cpp spec/cfs_policy.cpp json/writer.cpp reference/arith.cpp
-         reference/runqueue.cpp optimized/tree_queue.cpp optimized/runqueue.cpp
-         optimized/differential.cpp fuzz/op_decoder.cpp kernel/text_fields.cpp kernel/perf_script.cpp
-         kernel/time_merge.cpp kernel/sched_debug.cpp kernel/snapshot_check.cpp kernel/service.cpp
-         trace/event.cpp trace/reader.cpp trace/writer.cpp checker/checker.cpp checker/service.cpp
-         checker/view.cpp checker/witness.cpp checker/run.cpp checker/window.cpp checker/infer.cpp
-         smt/arbiter.cpp sim/latency_histogram.cpp sim/placement.cpp sim/machine.cpp
-         sim/task_options.cpp sim/rtapp_config.cpp sim/rtapp.cpp checker/cfs_check.cpp
-         cfs/tunables.cpp cfs/runqueue.cpp sim/policy.cpp checker/shadow.cpp)
+# Every library source of the folders the targets use (a new file needs no line here), and the
+# one fuzz helper (smt/detail/ is smt's own; kernel/bpf/ is not needed).
+library=(fuzz/op_decoder.cpp)
+for dir in spec json stats rules reference optimized cfs trace smt smt/detail checker kernel sim; do
+  for f in "$src/$dir"/*.cpp; do library+=("${f#"$src/"}"); done
+done
 objects=()
 for f in "${library[@]}"; do
   o="$obj/$(echo "$f" | tr / _).o"
   # shellcheck disable=SC2086  # CXXFLAGS is a list of flags
-  "$CXX" $CXXFLAGS -std=c++20 -I"$src" -c "$src/$f" -o "$o" &
+  "$CXX" $CXXFLAGS $warnings -std=c++20 -I"$src" -c "$src/$f" -o "$o" &
   objects+=("$o")
   # at most two compilers at a time
   while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
 done
 wait
 
-for target in differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer; do
-  # shellcheck disable=SC2086
-  "$CXX" $CXXFLAGS -std=c++20 -I"$src" "$src/fuzz/$target.cpp" "${objects[@]}" \
-    $LIB_FUZZING_ENGINE -lgmpxx -lgmp -lz3 -lsimdjson -lfmt -o "$OUT/$target"
+targets=(differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer
+         rtapp_fuzzer cfs_fuzzer)
+libraries=(gmpxx gmp z3 simdjson fmt)
+for target in "${targets[@]}"; do
+  # $ORIGIN/lib: the engines' runners lack these libraries; they travel with the targets.
+  # shellcheck disable=SC2086,SC2016
+  "$CXX" $CXXFLAGS $warnings -std=c++20 -I"$src" "$src/fuzz/$target.cpp" "${objects[@]}" \
+    $LIB_FUZZING_ENGINE "${libraries[@]/#/-l}" -Wl,-rpath,'$ORIGIN/lib' -o "$OUT/$target"
   (cd "$src/fuzz/corpus/$target" && zip -q -r -X "$OUT/${target}_seed_corpus.zip" .)
 done
-echo "fuzz: built differential_fuzzer tree_fuzzer perf_script_fuzzer sched_debug_fuzzer trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer into $OUT"
+mkdir -p "$OUT/lib"
+for path in $(for t in "${targets[@]}"; do ldd "$OUT/$t"; done | awk '{print $3}' | sort -u); do
+  for lib in "${libraries[@]}"; do
+    if [[ $(basename "$path") == lib$lib.so* ]]; then cp -L "$path" "$OUT/lib/"; fi
+  done
+done
+echo "fuzz: built ${targets[*]} into $OUT (with $(ls "$OUT/lib" | tr '\n' ' ')in $OUT/lib)"

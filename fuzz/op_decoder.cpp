@@ -1,5 +1,6 @@
 #include "fuzz/op_decoder.h"
 
+#include "spec/features.h"
 #include "spec/weights.h"
 
 namespace vlag::fuzz {
@@ -67,10 +68,10 @@ Op op(ByteReader& in, TaskId ntasks) {
 }  // namespace
 
 FuzzCase decode_case(const uint8_t* data, size_t size) {
-  static const char* const kPresets[] = {"linux-6.18", "linux-6.12", "linux-6.6"};
+  static const std::vector<std::string> presets = presets_of(PresetFamily::Linux);
   ByteReader in(data, size);
   FuzzCase c;
-  c.preset = kPresets[in.u8() % 3];
+  c.preset = presets[in.u8() % presets.size()];
   const size_t ntasks = 1 + in.u8() % kMaxFuzzTasks;
   for (size_t i = 0; i < ntasks; ++i) {
     const int64_t w = weight(in);

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const RtAppTask& t : config.tasks) threads += t.instances;
     if (threads > 64) return 0;  // a bounded run: the parser was the target for big files
     MachineConfig mc;
-    mc.params = vlag::make_params(vlag::preset_by_name("linux-6.18"), 250, 2);
+    mc.params = vlag::make_params(vlag::preset_by_name(vlag::kDefaultPreset), 250, 2);
     RtApp w(std::move(config), "rtapp", {});
     Machine m(mc);
     m.run(w, 20'000'000);

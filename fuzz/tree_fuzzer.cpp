@@ -29,7 +29,7 @@ LinuxTime time_from(vlag::fuzz::ByteReader& in, LinuxTime base) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vlag::fuzz::ByteReader in(data, size);
-  vlag::Params params = vlag::make_params(vlag::preset_by_name("linux-6.18"));
+  vlag::Params params = vlag::make_params(vlag::preset_by_name(vlag::kDefaultPreset));
   const uint8_t shape = in.u8();
   if (shape % 2) params.preset.tree = vlag::TreeLayout::VruntimeSorted;
   const LinuxTime base = shape & 2 ? INT64_MAX - 1000 : -1000;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "spec/features.h"
+#include "spec/properties.h"
 #include "spec/weights.h"
 
 namespace vlag::kernel {
@@ -339,13 +340,13 @@ class KernelServiceLayer::Impl {
       if (!lt.sleeper && !lt.with_sleeper && t.counted_ns > 0) {
         const double bound = static_cast<double>(2 * std::max(r, tick) + tick);
         const double err = t.counted_ns - t.ideal_ns;
-        verdict("THM-SHARE", std::abs(err) <= bound, t,
+        verdict(ids::kThmShare, std::abs(err) <= bound, t,
                 "received " + std::to_string(err / 1e6) + " ms away from its fluid share (bound " +
                     std::to_string(bound / 1e6) + " ms)");
-        verdict("THM-LAG-BOUND-LINUX", t.min_lag_ns >= -static_cast<double>(r + tick), t,
+        verdict(ids::kThmLagBoundLinux, t.min_lag_ns >= -static_cast<double>(r + tick), t,
                 "lag fell to " + std::to_string(t.min_lag_ns / 1e6) + " ms < -(r + TICK)");
       }
-      verdict("INV-NO-STARVATION", t.longest_wait_ns <= r_.options.starvation_ns, t,
+      verdict(ids::kInvNoStarvation, t.longest_wait_ns <= r_.options.starvation_ns, t,
               "runnable but waiting for " +
                   std::to_string(static_cast<double>(t.longest_wait_ns) / 1e6) + " ms");
     }

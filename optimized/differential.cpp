@@ -11,8 +11,10 @@ namespace {
 
 using LinuxEntity = reference::BasicEntity<LinuxTime>;
 
+// '[' as a char: a literal prepended to a temporary string trips gcc 12's -Wrestrict false
+// positive at -O3 (GCC bug 105651).
 std::string describe(const LinuxEntity& e) {
-  return "[" + std::to_string(e.id) + " w=" + std::to_string(e.weight) +
+  return '[' + std::to_string(e.id) + " w=" + std::to_string(e.weight) +
          " r=" + std::to_string(e.slice) + " c=" + std::to_string(e.custom_slice) +
          " v=" + e.vruntime.get_str() + " d=" + e.deadline.get_str() +
          " rho=" + e.request.get_str() + " vl=" + e.vlag.get_str() +

@@ -17,6 +17,7 @@ using smt::invariants;
 using smt::Mutation;
 using smt::Options;
 using smt::Progress;
+using smt::promised_by;
 using smt::Result;
 using smt::StateValues;
 using smt::validate;

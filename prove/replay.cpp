@@ -4,7 +4,9 @@
 
 #include "reference/invariants.h"
 #include "reference/runqueue.h"
+#include "rules/invariants.h"
 #include "spec/error.h"
+#include "spec/properties.h"
 #include "spec/weights.h"
 #include "trace/observer.h"
 
@@ -14,30 +16,15 @@ namespace {
 using reference::Num;
 using reference::Runqueue;
 
-// THM-LAG-BOUND-LINUX (SPEC.md §6): −(r + TICK) ≤ lag ≤ r + TICK for every queued entity.
-std::vector<reference::Violation> linux_lag_bound(const Runqueue& rq) {
-  std::vector<reference::Violation> out;
-  const int64_t tick = rq.params().tick_ns();
-  for (const reference::Entity* e : rq.queued()) {
-    const Num lag = rq.lag(*e);
-    const int64_t b = e->slice + tick;
-    if (lag < -b || lag > b)
-      out.push_back({"THM-LAG-BOUND-LINUX",
-                     "task " + std::to_string(e->id) + " lag " + lag.get_str() + " ns outside [-" +
-                         std::to_string(b) + ", " + std::to_string(b) + "]",
-                     true});
-  }
-  return out;
-}
-
 // The largest |lag| against its bound, for the report of a lag-bound counterexample.
 std::string lag_figure(const Runqueue& rq, bool linux) {
   std::string worst;
   double ratio = -1;
   for (const reference::Entity* e : rq.queued()) {
     const Num lag = rq.lag(*e);
-    const int64_t bound = linux ? e->slice + rq.params().tick_ns()
-                                : (lag < 0 ? e->slice : std::max(e->slice, rq.params().tick_ns()));
+    const int64_t tick = rq.params().tick_ns();
+    const int64_t bound = linux ? rules::linux_lag_bound(e->slice, tick)
+                                : (lag < 0 ? e->slice : rules::paper_lag_upper(e->slice, tick));
     const double r = std::abs(lag.get_d()) / static_cast<double>(bound);
     if (r > ratio) {
       ratio = r;
@@ -57,10 +44,10 @@ Replay replay(const Options& o, const std::vector<Op>& ops, bool steady) {
     const Runqueue before = rq;
     rq.apply(ops[k]);
     std::vector<reference::Violation> found;
-    if (o.invariant == "THM-LAG-BOUND") {
+    if (o.invariant == ids::kThmLagBound) {
       if (steady && ops[k].kind == OpKind::Run) found = reference::check_paper_lag_bound(rq);
-    } else if (o.invariant == "THM-LAG-BOUND-LINUX") {
-      if (steady && ops[k].kind == OpKind::Run) found = linux_lag_bound(rq);
+    } else if (o.invariant == ids::kThmLagBoundLinux) {
+      if (steady && ops[k].kind == OpKind::Run) found = reference::check_linux_lag_bound(rq);
     } else {
       found = reference::check_step(before, ops[k], rq);
     }
@@ -69,8 +56,8 @@ Replay replay(const Options& o, const std::vector<Op>& ops, bool steady) {
       out.step = static_cast<int>(k);
       out.detail = v.detail;
       out.promised = v.promised;
-      if (o.invariant.starts_with("THM-LAG-BOUND"))
-        out.lag_reached = lag_figure(rq, o.invariant == "THM-LAG-BOUND-LINUX");
+      if (o.invariant == ids::kThmLagBound || o.invariant == ids::kThmLagBoundLinux)
+        out.lag_reached = lag_figure(rq, o.invariant == ids::kThmLagBoundLinux);
       return out;
     }
   }

@@ -106,6 +106,7 @@ class BasicRunqueue {
   Sums<Arith> queue_sums() const;  // the tree's sums plus curr
   Num vslice(const Entity& e) const { return Arith::vdelta(e.slice, e.weight); }
 
+  Num clamp_limit(const Entity& e) const;  // vdelta(max(2·r, TICK), w), §4.7
   Num entity_lag(const Entity& e, const Num& V) const;
   Num saved_lag(const Entity& e, const Num& V) const;
   void place_entity(Entity& e, bool initial);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "reference/basic_runqueue.h"
+#include "rules/saved_lag.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
@@ -223,16 +224,17 @@ void BasicRunqueue<Q>::update_min_vruntime() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §4.7 entity_lag: V − v_i clamped to ±vdelta(max(2·r_i, TICK), w_i) (Linux 6.6–7.0).
+// §4.7 entity_lag: V − v_i clamped to ±vdelta(max(2·r_i, TICK), w_i) (Linux 6.6–7.0), as
+// rules/saved_lag.h states it, with this arithmetic's vdelta.
+
+template <class Q>
+auto BasicRunqueue<Q>::clamp_limit(const Entity& e) const -> Num {
+  return Arith::vdelta(rules::lag_clamp_ns(params_, e.slice), e.weight);
+}
 
 template <class Q>
 auto BasicRunqueue<Q>::entity_lag(const Entity& e, const Num& V) const -> Num {
-  Num l = V - e.vruntime;
-  if (params_.preset.clamp == LagClamp::TwiceSlice) {
-    const Num limit = Arith::vdelta(std::max(2 * e.slice, params_.tick_ns()), e.weight);
-    l = std::clamp(l, Num(-limit), limit);
-  }
-  return l;
+  return rules::entity_lag(params_.preset, Num(V - e.vruntime), [&] { return clamp_limit(e); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,17 +288,10 @@ void BasicRunqueue<Q>::enqueue_entity(TaskId id) {
 // ---------------------------------------------------------------------------------------------
 // §4.7 dequeue_entity, §4.9 delayed dequeue
 
+// The saved lag (TR strategies 2 and 3 on top of the clamp): rules/saved_lag.h.
 template <class Q>
 auto BasicRunqueue<Q>::saved_lag(const Entity& e, const Num& V) const -> Num {
-  Num l = entity_lag(e, V);
-  switch (params_.preset.rejoin_strategy) {
-    case 2:
-      return 0;  // TR strategy 2: lag is not preserved
-    case 3:
-      return l > 0 ? Num(0) : l;  // TR strategy 3: positive lag is forfeited
-    default:
-      return l;
-  }
+  return rules::saved_lag(params_.preset, Num(V - e.vruntime), [&] { return clamp_limit(e); });
 }
 
 template <class Q>
@@ -331,8 +326,8 @@ void BasicRunqueue<Q>::dequeue_entity(TaskId id, bool sleep) {
 
 template <class Q>
 void BasicRunqueue<Q>::finish_delayed_dequeue(Entity& e) {
-  Num vl = saved_lag(e, avg_vruntime());
-  if (params_.preset.has(Feature::DELAY_ZERO) && vl > 0) vl = 0;
+  const Num vl = rules::delayed_dequeue_lag(params_.preset, Num(avg_vruntime() - e.vruntime),
+                                            [&] { return clamp_limit(e); });
   leave(e);
   e.vlag = vl;
   update_min_vruntime();

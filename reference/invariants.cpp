@@ -1,20 +1,38 @@
 #include "reference/invariants.h"
 
-#include <algorithm>
-
-#include "spec/weights.h"
+#include "rules/invariants.h"
+#include "spec/properties.h"
 
 namespace vlag::reference {
 namespace {
 
 std::string str(const Num& x) { return x.get_str(); }
 
-Num clamp_limit(const Runqueue& rq, const Entity& e) {
-  Num l = Num(std::max(2 * e.slice, rq.params().tick_ns())) * static_cast<long>(kNice0Weight) /
-          static_cast<long>(e.weight);
-  l.canonicalize();
-  return l;
-}
+// The reference's exact state as the rules read it (rules/state.h), V and W computed once.
+class RuleState {
+ public:
+  using Entity = reference::Entity;
+
+  explicit RuleState(const Runqueue& rq) : rq_(rq), V_(rq.avg_vruntime()), W_(rq.total_weight()) {}
+
+  const Params& params() const { return rq_.params(); }
+  const Num& V() const { return V_; }
+  int64_t W() const { return W_; }
+  std::optional<TaskId> curr() const { return rq_.curr(); }
+  bool eligible(const Entity& e) const { return rq_.entity_eligible(e); }
+  template <class F>
+  bool for_each_queued(F&& f) const {
+    for (const Entity& e : rq_.entities())
+      if (e.status != Status::Sleeping && !f(e)) return false;
+    return true;
+  }
+
+ private:
+  const Runqueue& rq_;
+  Num V_;
+  int64_t W_;
+};
+static_assert(rules::QueueState<RuleState>);
 
 void add(std::vector<Violation>& out, const char* id, std::string detail, bool promised = true) {
   out.push_back({id, std::move(detail), promised});
@@ -22,28 +40,27 @@ void add(std::vector<Violation>& out, const char* id, std::string detail, bool p
 
 // INV-PICK-ELIGIBLE, INV-PICK-EDF.
 void check_pick(const Runqueue& before, const Runqueue& after, std::vector<Violation>& out) {
+  const RuleState s(after);
   const auto picked = after.curr();
-  const auto q = after.queued();
   if (!picked) {
-    if (!q.empty()) add(out, "INV-PICK-ELIGIBLE", "pick returned nothing with a non-empty queue");
+    if (rules::idle_with_queue(s))
+      add(out, ids::kInvPickEligible, "pick returned nothing with a non-empty queue");
     return;
   }
   const Entity& p = after.entity(*picked);
-  if (!after.entity_eligible(p)) {
-    add(out, "INV-PICK-ELIGIBLE",
-        "picked " + std::to_string(p.id) + " with v=" + str(p.vruntime) +
-            " > V=" + str(after.avg_vruntime()));
+  if (!s.eligible(p)) {
+    add(out, ids::kInvPickEligible,
+        "picked " + std::to_string(p.id) + " with v=" + str(p.vruntime) + " > V=" + str(s.V()));
     return;
   }
-  const bool protected_curr = before.curr() == p.id && before.protect_slice();
-  const bool buddy = before.next_buddy() == p.id && before.params().preset.has(Feature::PICK_BUDDY);
-  if (protected_curr || buddy) return;
-  for (const Entity* e : q) {
-    if (e->id != p.id && after.entity_eligible(*e) && e->deadline < p.deadline)
-      add(out, "INV-PICK-EDF",
-          "picked " + std::to_string(p.id) + " (d=" + str(p.deadline) + ") but eligible " +
-              std::to_string(e->id) + " has d=" + str(e->deadline));
-  }
+  if (rules::pick_exempt(before.params().preset, p.id, before.curr(), before.protect_slice(),
+                         before.next_buddy()))
+    return;
+  rules::for_each_earlier_eligible(s, p, [&](const Entity& e) {
+    add(out, ids::kInvPickEdf,
+        "picked " + std::to_string(p.id) + " (d=" + str(p.deadline) + ") but eligible " +
+            std::to_string(e.id) + " has d=" + str(e.deadline));
+  });
 }
 
 // INV-PLACE-LAG: after a wakeup placement the measured lag is the saved lag (TR join: shared).
@@ -52,18 +69,11 @@ void check_place(const Runqueue& before, const Op& op, const Runqueue& after,
   const Entity& b = before.entity(op.id);
   if (b.status != Status::Sleeping) return;
   const Entity& a = after.entity(op.id);
-  const Preset& p = before.params().preset;
-  const int64_t W = before.total_weight();
-  Num expect = 0;
-  if (p.has(Feature::PLACE_LAG) && W != 0) {
-    expect = b.vlag;
-    if (p.join == JoinRule::Paper)
-      expect = expect * static_cast<long>(W) / static_cast<long>(W + a.weight);
-  }
-  expect.canonicalize();
+  const Num expect =
+      rules::expected_place_lag(before.params().preset, b.vlag, before.total_weight(), a.weight);
   const Num got = after.avg_vruntime() - a.vruntime;
-  if (got != expect)
-    add(out, "INV-PLACE-LAG",
+  if (!rules::within(got, expect, 0))
+    add(out, ids::kInvPlaceLag,
         "task " + std::to_string(op.id) + " saved vlag " + str(b.vlag) +
             ": expected V-v=" + str(expect) + ", got " + str(got));
 }
@@ -73,23 +83,24 @@ void check_reweight(const Runqueue& before, const Op& op, const Runqueue& after,
                     std::vector<Violation>& out) {
   const Entity& b = before.entity(op.id);
   const Entity& a = after.entity(op.id);
-  const Preset& p = before.params().preset;
   const Num Vb = before.avg_vruntime(), Va = after.avg_vruntime();
   const bool queued = b.status != Status::Sleeping;
   Num lag_b = queued ? Num(Vb - b.vruntime) : b.vlag;
   Num lag_a = queued ? Num(Va - a.vruntime) : a.vlag;
-  if (queued && p.clamp == LagClamp::TwiceSlice && abs(lag_b) > clamp_limit(before, b)) return;
-  bool promised = p.reweight != ReweightRule::KeepV;
-  if (p.reweight == ReweightRule::Place && before.curr() == op.id) promised = false;
-  if (queued && Va != Vb)
-    add(out, "INV-REWEIGHT",
+  if (queued && rules::clamp_cuts(before.params(), b.slice, b.weight, lag_b)) return;
+  const bool promised = vlag::promised(ids::kInvReweight, before.params().preset,
+                                       {.entity_is_curr = before.curr() == op.id});
+  const Num wlag_b = lag_b * static_cast<long>(b.weight),
+            wlag_a = lag_a * static_cast<long>(a.weight);
+  const rules::ReweightCheck c = rules::check_reweight(queued, Vb, Va, wlag_b, wlag_a, 0, 0);
+  if (c.V_moved)
+    add(out, ids::kInvReweight,
         "reweight of " + std::to_string(op.id) + " moved V from " + str(Vb) + " to " + str(Va),
         promised);
-  if (lag_b * static_cast<long>(b.weight) != lag_a * static_cast<long>(a.weight))
-    add(out, "INV-REWEIGHT",
-        "reweight of " + std::to_string(op.id) + ": w*vlag " +
-            str(lag_b * static_cast<long>(b.weight)) + " became " +
-            str(lag_a * static_cast<long>(a.weight)),
+  if (c.wlag_changed)
+    add(out, ids::kInvReweight,
+        "reweight of " + std::to_string(op.id) + ": w*vlag " + str(wlag_b) + " became " +
+            str(wlag_a),
         promised);
 }
 
@@ -102,15 +113,17 @@ void check_saved_lags(const Runqueue& before, const Runqueue& after, std::vector
     if (b.status == Status::Sleeping || !after.has(b.id)) continue;
     const Entity& a = after.entity(b.id);
     if (a.status != Status::Sleeping) continue;
-    if (abs(a.vlag) > clamp_limit(after, a))
-      add(out, "INV-LAG-CLAMP",
-          "task " + std::to_string(a.id) + " saved vlag " + str(a.vlag) + " beyond " +
-              str(clamp_limit(after, a)),
-          p.clamp == LagClamp::TwiceSlice);
-    if (b.status == Status::Delayed && p.has(Feature::DELAY_ZERO) && a.vlag > 0)
-      add(out, "INV-LAG-CLAMP",
+    const rules::SavedLagCheck c = rules::check_saved_lag(after.params(), a.slice, a.weight, a.vlag,
+                                                          b.status == Status::Delayed, 0);
+    if (!c.within_limit)
+      add(out, ids::kInvLagClamp,
+          "task " + std::to_string(a.id) + " saved vlag " + str(a.vlag) + " beyond " + str(c.limit),
+          promised(ids::kInvLagClamp, p));
+    if (c.positive_after_delay)
+      add(out, ids::kInvLagClamp,
           "task " + std::to_string(a.id) + " left a delayed dequeue with vlag " + str(a.vlag) +
-              " > 0 under DELAY_ZERO");
+              " > 0 under DELAY_ZERO",
+          promised(ids::kInvLagClamp, p, {.only_delay_zero = true}));
   }
 }
 
@@ -118,34 +131,49 @@ void check_saved_lags(const Runqueue& before, const Runqueue& after, std::vector
 void check_delay(const Runqueue& before, const Op& op, const Runqueue& after,
                  std::vector<Violation>& out) {
   const Entity& a = after.entity(op.id);
-  if (a.status == Status::Delayed && before.entity_eligible(before.entity(op.id)))
-    add(out, "INV-DELAY", "eligible task " + std::to_string(op.id) + " was delayed");
+  if (rules::delayed_while_eligible(a.status, before.entity_eligible(before.entity(op.id))))
+    add(out, ids::kInvDelay, "eligible task " + std::to_string(op.id) + " was delayed",
+        promised(ids::kInvDelay, before.params().preset));
+}
+
+// A lag bound at a decision point: `outside` gives the range a queued entity's lag (ns) left,
+// empty while it is inside.
+template <class Outside>
+std::vector<Violation> lag_bound(const Runqueue& rq, const char* id, Outside outside) {
+  std::vector<Violation> out;
+  for (const Entity* e : rq.queued()) {
+    const Num lag = rq.lag(*e);
+    const std::string range = outside(lag, e->slice);
+    if (!range.empty())
+      add(out, id, "task " + std::to_string(e->id) + " lag " + str(lag) + " ns outside " + range);
+  }
+  return out;
 }
 
 }  // namespace
 
 std::vector<Violation> check_state(const Runqueue& rq) {
   std::vector<Violation> out;
-  const auto q = rq.queued();
-  if (q.empty()) return out;
-  const Num V = rq.avg_vruntime();
-  if (rq.fluid_clock() != V)
-    add(out, "INV-LAG-SUM",
-        "fluid clock " + str(rq.fluid_clock()) + " != weighted average " + str(V));
-  if (std::none_of(q.begin(), q.end(), [&](const Entity* e) { return rq.entity_eligible(*e); }))
-    add(out, "INV-ELIGIBLE-EXISTS", "no queued entity is eligible");
-  if (rq.curr() && rq.entity(*rq.curr()).status != Status::Queued)
-    add(out, "INV-DELAY", "running task " + std::to_string(*rq.curr()) + " is not queued");
-  for (const Entity* e : q) {
-    Num remaining = (e->deadline - e->vruntime) * static_cast<long>(e->weight) /
-                    static_cast<long>(kNice0Weight);
-    remaining.canonicalize();
-    if (remaining <= 0 || remaining > e->request)
-      add(out, "INV-DEADLINE",
-          "task " + std::to_string(e->id) + " remaining request " + str(remaining) +
-              " ns not in (0, " + str(e->request) + "]",
-          !e->request_cut);
-  }
+  const RuleState s(rq);
+  if (s.W() == 0) return out;
+  const Preset& p = rq.params().preset;
+  // The ghost V_f (§3) is the reference clock: Σ w_i·(V_f − v_i) = 0 exactly when V_f = V.
+  if (rules::lag_sum(s, rq.fluid_clock()) != 0)
+    add(out, ids::kInvLagSum,
+        "fluid clock " + str(rq.fluid_clock()) + " != weighted average " + str(s.V()));
+  if (!rules::some_eligible(s)) add(out, ids::kInvEligibleExists, "no queued entity is eligible");
+  if (rq.curr() && rules::runs_while_delayed(rq.entity(*rq.curr()).status))
+    add(out, ids::kInvDelay, "running task " + std::to_string(*rq.curr()) + " is not queued",
+        promised(ids::kInvDelay, p));
+  s.for_each_queued([&](const Entity& e) {
+    const Num remaining = rules::remaining_request(e);
+    if (!rules::deadline_holds(remaining, e.request, 0))
+      add(out, ids::kInvDeadline,
+          "task " + std::to_string(e.id) + " remaining request " + str(remaining) +
+              " ns not in (0, " + str(e.request) + "]",
+          promised(ids::kInvDeadline, p, {.request_rescaled = e.request_cut}));
+    return true;
+  });
   return out;
 }
 
@@ -177,16 +205,21 @@ std::vector<Violation> promised_only(std::vector<Violation> all) {
 }
 
 std::vector<Violation> check_paper_lag_bound(const Runqueue& rq) {
-  std::vector<Violation> out;
   const int64_t q = rq.params().tick_ns();
-  for (const Entity* e : rq.queued()) {
-    const Num lag = rq.lag(*e);
-    if (!(lag > -e->slice && lag < std::max(e->slice, q)))
-      add(out, "THM-LAG-BOUND",
-          "task " + std::to_string(e->id) + " lag " + str(lag) + " ns outside (-" +
-              std::to_string(e->slice) + ", " + std::to_string(std::max(e->slice, q)) + ")");
-  }
-  return out;
+  return lag_bound(rq, ids::kThmLagBound, [&](const Num& lag, int64_t r) {
+    return rules::paper_lag_bound_holds(lag, r, q)
+               ? std::string()
+               : "(-" + std::to_string(r) + ", " + std::to_string(rules::paper_lag_upper(r, q)) +
+                     ")";
+  });
+}
+
+std::vector<Violation> check_linux_lag_bound(const Runqueue& rq) {
+  const int64_t tick = rq.params().tick_ns();
+  return lag_bound(rq, ids::kThmLagBoundLinux, [&](const Num& lag, int64_t r) {
+    const std::string b = std::to_string(rules::linux_lag_bound(r, tick));
+    return rules::linux_lag_bound_holds(lag, r, tick) ? std::string() : "[-" + b + ", " + b + "]";
+  });
 }
 
 }  // namespace vlag::reference

@@ -1,7 +1,9 @@
 // SPEC.md §6 evaluated on the reference's exact state: check_state for the invariants of a single
-// state, check_step for those that relate a state to the one before it. Each violation carries
-// its SPEC.md ID and whether the preset promises the invariant in that situation; a violation
-// that is not promised is the documented behaviour of that kernel version, not a bug.
+// state, check_step for those that relate a state to the one before it. The rules themselves are
+// rules/invariants.h, shared with the checker; this file says when each is judged and what it
+// prints. Each violation carries its SPEC.md ID (spec/properties.h) and whether the preset
+// promises the invariant in that situation; a violation that is not promised is the documented
+// behaviour of that kernel version, not a bug.
 #pragma once
 
 #include <string>
@@ -13,7 +15,7 @@
 namespace vlag::reference {
 
 struct Violation {
-  std::string id;      // "INV-LAG-SUM", …
+  std::string id;      // one of vlag::ids (spec/properties.h)
   std::string detail;  // values that show it
   bool promised = true;
 };
@@ -26,5 +28,7 @@ std::vector<Violation> promised_only(std::vector<Violation> all);
 
 /// THM-LAG-BOUND for the `paper` preset: −r_k < lag_k < max(r_k, q) for every queued k.
 std::vector<Violation> check_paper_lag_bound(const Runqueue& rq);
+/// THM-LAG-BOUND-LINUX: −(r_k + TICK) ≤ lag_k ≤ r_k + TICK for every queued k.
+std::vector<Violation> check_linux_lag_bound(const Runqueue& rq);
 
 }  // namespace vlag::reference

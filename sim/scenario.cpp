@@ -43,6 +43,25 @@ std::unique_ptr<Benchmark> make(const std::string& name, const ScenarioConfig& c
   return std::make_unique<RtApp>(load_rtapp(c.rtapp_file), "rtapp", c.workload_settings);
 }
 
+// Settings that reach no task of this run are mistakes, not no-ops: a --group for a workload the
+// run does not have, an rt-app file without the rtapp workload.
+void require_targets(const ScenarioConfig& c, const std::vector<std::string>& names, int hogs) {
+  std::string present;
+  for (const std::string& n : names) present += (present.empty() ? "" : ", ") + n;
+  if (hogs > 0) present += ", background";
+  for (const WorkloadSettings& g : c.workload_settings) {
+    const bool found = g.workload == "background"
+                           ? hogs > 0
+                           : std::find(names.begin(), names.end(), g.workload) != names.end();
+    if (!found)
+      throw Error("--group " + g.workload + ": no workload '" + g.workload +
+                  "' in this run (its workloads: " + present + ")");
+  }
+  if (!c.rtapp_file.empty() && std::find(names.begin(), names.end(), "rtapp") == names.end())
+    throw Error("--rtapp " + c.rtapp_file + " is for the rtapp workload, and --workload is '" +
+                c.workload + "' (add rtapp: --workload rtapp)");
+}
+
 }  // namespace
 
 std::vector<std::string> split_workloads(const std::string& spec) {
@@ -72,12 +91,13 @@ std::vector<std::string> workload_names() {
 
 ScenarioResult run_scenario(const ScenarioConfig& c, trace::EventSink* events) {
   const std::vector<std::string> names = split_workloads(c.workload);
-  Composite w;
-  for (const std::string& name : names)
-    w.add(name, make(name, c, c.options.for_workload(name, c.workload_settings)));
   const int ncpus = c.machine.params.ncpus;
   const int hogs =
       c.hogs >= 0 ? c.hogs : (names == std::vector<std::string>{"cyclictest"} ? ncpus : 0);
+  require_targets(c, names, hogs);
+  Composite w;
+  for (const std::string& name : names)
+    w.add(name, make(name, c, c.options.for_workload(name, c.workload_settings)));
   if (hogs > 0)
     w.add("background",
           std::make_unique<Hogs>(

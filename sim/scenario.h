@@ -66,7 +66,9 @@ std::vector<std::string> workload_names();
 std::vector<std::string> split_workloads(const std::string& spec);
 
 /// Runs the scenario, handing every CPU's events to `events` if given (sim/machine.h
-/// report_to); throws vlag::Error on an unknown workload, invalid sizes or a bad rt-app file.
+/// report_to); throws vlag::Error on an unknown workload, invalid sizes, a bad rt-app file, or
+/// settings that reach no task (a group naming a workload the run lacks, an rt-app file without
+/// the rtapp workload).
 ScenarioResult run_scenario(const ScenarioConfig& config, trace::EventSink* events = nullptr);
 
 }  // namespace vlag::sim

@@ -146,8 +146,8 @@ std::vector<ScenarioKey> make_registry() {
   // The comparable keys, in the order vlag compare applies them and lists them.
   ScenarioKey preset = text(
       "preset", KeyType::Text, kComparable | kShowsDefault,
-      "Preset (linux-6.18, linux-6.12, linux-6.6)",
-      [](auto& c) -> auto& { return c.machine.params.preset.name; });
+      // The simulator runs the optimized runqueue: Linux arithmetic, Linux presets (SPEC.md §7).
+      preset_help(PresetFamily::Linux), [](auto& c) -> auto& { return c.machine.params.preset.name; });
   preset.set = [](ScenarioConfig& c, const KeyValue& v) {
     c.machine.params.preset = preset_by_name(std::get<std::string>(v));
   };
@@ -390,7 +390,7 @@ KeyValue parse_key_value(const ScenarioKey& key, std::string_view text) {
       uint64_t x = 0;
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
       if (ec != std::errc{} || end != text.data() + text.size())
-        throw Error("not an unsigned integer");
+        throw Error("not an integer in 0..18446744073709551615");
       return x;
     }
     case KeyType::Switch:

@@ -79,7 +79,7 @@ class Prover {
       if (inv.id == o.invariant) info_ = inv;
     // The lag bounds are inductive (with L-STEADY) where the preset promises them; elsewhere BMC
     // looks for the counterexample SPEC.md §6 expects, and L-STEADY is no claim there.
-    if (info_.id.starts_with("THM-LAG-BOUND"))
+    if (property(info_.id).prove.induction == Induction::WherePromised)
       info_.inductive = promised_by(o.params.preset, info_.id);
   }
 
@@ -297,13 +297,12 @@ class Prover {
 }  // namespace
 
 const std::vector<InvariantInfo>& invariants() {
-  static const std::vector<InvariantInfo> all = {
-      {"INV-LAG-SUM", true, false},       {"INV-ELIGIBLE-EXISTS", true, false},
-      {"INV-DEADLINE", true, false},      {"INV-PLACE-LAG", true, false},
-      {"INV-REWEIGHT", true, false},      {"INV-PICK-ELIGIBLE", true, false},
-      {"INV-PICK-EDF", true, false},      {"INV-LAG-CLAMP", true, false},
-      {"INV-DELAY", true, false},         {"THM-LAG-BOUND", true, true},
-      {"THM-LAG-BOUND-LINUX", true, true}};
+  static const std::vector<InvariantInfo> all = [] {
+    std::vector<InvariantInfo> out;
+    for (const Property& p : properties())
+      if (p.prove.bmc) out.push_back({p.id, p.prove.induction != Induction::Never, p.prove.steady});
+    return out;
+  }();
   return all;
 }
 
@@ -319,12 +318,16 @@ void validate(const Options& o) {
   if (o.depth < 1 || o.depth > 64) throw Error("prove: --depth must be in 1..64");
   if (o.weights.empty() || o.slices.empty())
     throw Error("prove: --weights and --slices need at least one value");
-  if (o.arith == Arith::Linux64 && o.invariant != "INV-LAG-SUM" &&
-      o.invariant != "INV-ELIGIBLE-EXISTS" && o.invariant != "INV-DEADLINE" &&
-      !o.invariant.starts_with("THM-LAG-BOUND"))
-    throw Error("prove: " + o.invariant +
-                " is encoded in exact arithmetic only; linux64 covers INV-LAG-SUM, "
-                "INV-ELIGIBLE-EXISTS, INV-DEADLINE and THM-LAG-BOUND(-LINUX)");
+  if (o.arith == Arith::Linux64 && !property(o.invariant).prove.linux64) {
+    std::vector<std::string> covered;
+    for (const Property& p : properties())
+      if (p.prove.linux64) covered.emplace_back(p.id);
+    std::string names;
+    for (size_t i = 0; i < covered.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == covered.size() ? " and " : ", ") + covered[i];
+    throw Error("prove: " + o.invariant + " is encoded in exact arithmetic only; linux64 covers " +
+                names);
+  }
   if (o.timeout_s < 0) throw Error("prove: --timeout must be ≥ 0");
   if (o.params.preset.has(Feature::NEXT_BUDDY))
     throw Error("prove: NEXT_BUDDY is outside the symbolic model (it has no next buddy)");

@@ -14,6 +14,7 @@
 
 #include "spec/features.h"
 #include "spec/ops.h"
+#include "spec/properties.h"
 
 namespace vlag::smt {
 
@@ -33,7 +34,7 @@ struct Options {
   Params params = make_params(preset_by_name(kDefaultPreset));
   int tasks = 2;
   int depth = 4;
-  std::string invariant = "INV-LAG-SUM";
+  std::string invariant = ids::kInvLagSum;
   Arith arith = Arith::Exact;
   std::vector<int64_t> weights = {1024, 3121};  // values a weight may take (creation, reweight)
   std::vector<int64_t> slices = {0};            // 0: the base slice; others: custom slices
@@ -113,6 +114,9 @@ struct InvariantInfo {
   bool steady = false;  // judged over the steady-system driver (pick, run) of SPEC.md §6
 };
 const std::vector<InvariantInfo>& invariants();
+
+/// Does the preset promise `id` (SPEC.md §6 "Holds", spec/properties.h)?
+inline bool promised_by(const Preset& p, const std::string& id) { return property(id).promised(p); }
 
 /// Throws vlag::Error for options that cannot be encoded (unknown ID, empty ranges, …).
 void validate(const Options& o);

@@ -1,5 +1,6 @@
 #include "spec/features.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "spec/error.h"
@@ -28,6 +29,26 @@ Preset linux_preset(std::string name, std::initializer_list<Feature> on) {
   for (Feature f : on) p.set(f, true);
   return p;
 }
+
+// The TR's algorithm: quanta of q = TICK, requests of one quantum by default, rejoin strategy s.
+Preset paper(int strategy) {
+  using enum Feature;
+  Preset p;
+  p.name = "paper-" + std::to_string(strategy);
+  p.rejoin_strategy = strategy;
+  p.set(PLACE_LAG, strategy == 1);
+  p.set(DELAY_DEQUEUE, strategy == 3);
+  p.set(DELAY_ZERO, strategy == 3);
+  p.join = JoinRule::Paper;
+  p.clamp = LagClamp::None;
+  p.protection = Protection::None;
+  p.wakeup = WakeupRule::None;
+  p.reweight = ReweightRule::Rescale;
+  p.base_slice_norm_ns = 4'000'000;
+  return p;
+}
+
+}  // namespace
 
 // SPEC.md §5, one function per column of the tables.
 Preset linux_6_6() {
@@ -66,39 +87,44 @@ Preset linux_6_18() {
   return p;
 }
 
-// The TR's algorithm: quanta of q = TICK, requests of one quantum by default, rejoin strategy s.
-Preset paper(int strategy) {
-  using enum Feature;
-  Preset p;
-  p.name = "paper-" + std::to_string(strategy);
-  p.rejoin_strategy = strategy;
-  p.set(PLACE_LAG, strategy == 1);
-  p.set(DELAY_DEQUEUE, strategy == 3);
-  p.set(DELAY_ZERO, strategy == 3);
-  p.join = JoinRule::Paper;
-  p.clamp = LagClamp::None;
-  p.protection = Protection::None;
-  p.wakeup = WakeupRule::None;
-  p.reweight = ReweightRule::Rescale;
-  p.base_slice_norm_ns = 4'000'000;
-  return p;
-}
-
-}  // namespace
+Preset paper_1() { return paper(1); }
+Preset paper_2() { return paper(2); }
+Preset paper_3() { return paper(3); }
 
 std::string_view feature_name(Feature f) { return kFeatureNames[static_cast<size_t>(f)]; }
 
+std::vector<std::string> presets_of(PresetFamily family) {
+  std::vector<std::string> out;
+  for (const PresetRow& row : kPresets) {
+    const bool paper = row.make().paper();
+    if (family == PresetFamily::Any || paper == (family == PresetFamily::Paper))
+      out.emplace_back(row.name);
+  }
+  return out;
+}
+
 std::vector<std::string> preset_names() {
-  return {"linux-6.18", "linux-6.12", "linux-6.6", "paper", "paper-1", "paper-2", "paper-3"};
+  std::vector<std::string> out;
+  for (const PresetRow& row : kPresets) {
+    if (!row.alias.empty()) out.emplace_back(row.alias);
+    out.emplace_back(row.name);
+  }
+  return out;
+}
+
+std::string preset_help(PresetFamily family) {
+  std::string out = "Preset (SPEC.md §5):";
+  const std::vector<std::string> names = presets_of(family);
+  for (const PresetRow& row : kPresets)
+    if (std::find(names.begin(), names.end(), row.name) != names.end())
+      out += "\n  " + std::string(row.name) + std::string(12 - row.name.size(), ' ') +
+             std::string(row.description);
+  return out;
 }
 
 Preset preset_by_name(std::string_view name) {
-  if (name == "linux-6.18") return linux_6_18();
-  if (name == "linux-6.12") return linux_6_12();
-  if (name == "linux-6.6") return linux_6_6();
-  if (name == "paper" || name == "paper-1") return paper(1);
-  if (name == "paper-2") return paper(2);
-  if (name == "paper-3") return paper(3);
+  for (const PresetRow& row : kPresets)
+    if (name == row.name || (!row.alias.empty() && name == row.alias)) return row.make();
   std::string known;
   for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error("unknown preset '" + std::string(name) + "' (known: " + known + ")");

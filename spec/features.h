@@ -1,5 +1,6 @@
 // SPEC.md §5: feature flags (named as in Linux's kernel/sched/features.h), the version behaviours
-// that are not flags, and the presets that bundle both.
+// that are not flags, and the presets that bundle both — one table (kPresets) from which every
+// preset list, the default, "is this a paper preset" and the help texts derive.
 #pragma once
 
 #include <array>
@@ -57,14 +58,53 @@ struct Preset {
 
   bool has(Feature f) const { return features[static_cast<size_t>(f)]; }
   void set(Feature f, bool on) { features[static_cast<size_t>(f)] = on; }
+  /// The TR's algorithm (paper-1..3) rather than a Linux version.
+  bool paper() const { return rejoin_strategy != 0; }
 };
 
-/// Names accepted by preset_by_name, default first.
-std::vector<std::string> preset_names();
-inline constexpr std::string_view kDefaultPreset = "linux-6.18";
+Preset linux_6_18();
+Preset linux_6_12();
+Preset linux_6_6();
+Preset paper_1();
+Preset paper_2();
+Preset paper_3();
 
-/// A preset by name: "paper", "paper-1".."paper-3", "linux-6.6", "linux-6.12", "linux-6.18".
-/// Throws vlag::Error naming the accepted names otherwise.
+/// One preset of SPEC.md §5.
+struct PresetRow {
+  std::string_view name;
+  std::string_view alias;        // a second accepted name, or empty
+  std::string_view description;  // one line, for help texts
+  Preset (*make)();
+};
+
+/// Every preset, the default first, then the other kernels newest first, then the paper's three
+/// rejoin strategies (TR §5).
+inline constexpr PresetRow kPresets[] = {
+    {"linux-6.18", "", "Linux 6.17-6.18: vprot protection, PICK_BUDDY, reweight by placement",
+     &linux_6_18},
+    {"linux-6.12", "", "Linux 6.12: delayed dequeue, PREEMPT_SHORT, reweight rescales v and d",
+     &linux_6_12},
+    {"linux-6.6", "", "Linux 6.6: the first EEVDF, vruntime-sorted tree, reweight keeps v",
+     &linux_6_6},
+    {"paper-1", "paper", "the TR's EEVDF in quanta, rejoin strategy 1: lag kept", &paper_1},
+    {"paper-2", "", "the TR's EEVDF in quanta, rejoin strategy 2: lag dropped at a leave",
+     &paper_2},
+    {"paper-3", "", "the TR's EEVDF in quanta, rejoin strategy 3: leave only at zero lag",
+     &paper_3},
+};
+inline constexpr std::string_view kDefaultPreset = kPresets[0].name;
+
+enum class PresetFamily : uint8_t { Any, Linux, Paper };
+
+/// The canonical names of a family's presets, in table order.
+std::vector<std::string> presets_of(PresetFamily family = PresetFamily::Any);
+/// Names accepted by preset_by_name (aliases next to their preset), default first.
+std::vector<std::string> preset_names();
+/// A --preset help text: "Preset (SPEC.md §5):" and one line per preset of the family.
+std::string preset_help(PresetFamily family = PresetFamily::Any);
+
+/// A preset by name or alias from kPresets. Throws vlag::Error naming the accepted names
+/// otherwise.
 Preset preset_by_name(std::string_view name);
 
 /// Applies "NAME,-NAME,…" (feature names as in Linux) on top of a preset. Throws on unknown names.

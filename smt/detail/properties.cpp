@@ -1,5 +1,7 @@
 #include "smt/detail/properties.h"
 
+#include "spec/properties.h"
+
 namespace vlag::smt::detail {
 namespace {
 
@@ -143,39 +145,29 @@ z3::expr delay_bad(Model& m, const SymState& b, const Choice& ch, const SymState
 
 }  // namespace
 
-bool promised_by(const Preset& p, const std::string& id) {
-  const bool paper = p.rejoin_strategy != 0;
-  if (id == "THM-LAG-BOUND") return paper;
-  if (id == "THM-LAG-BOUND-LINUX") return p.protection == Protection::Vprot;
-  if (id == "INV-REWEIGHT") return p.reweight != ReweightRule::KeepV;
-  if (id == "INV-LAG-CLAMP") return p.clamp == LagClamp::TwiceSlice;
-  if (id == "INV-DELAY") return p.has(Feature::DELAY_DEQUEUE);
-  return true;
-}
-
 bool is_state_invariant(const std::string& id) {
-  return id == "INV-LAG-SUM" || id == "INV-ELIGIBLE-EXISTS" || id == "INV-DEADLINE" ||
-         id == "THM-LAG-BOUND" || id == "THM-LAG-BOUND-LINUX";
+  const Property& p = property(id);
+  return p.kind == PropertyKind::StateInvariant || p.prove.steady;
 }
 
 z3::expr bad_state(Model& m, const std::string& id, const SymState& s) {
-  if (id == "INV-LAG-SUM") return lag_sum_bad(m, s);
-  if (id == "INV-ELIGIBLE-EXISTS") return eligible_exists_bad(m, s);
-  if (id == "INV-DEADLINE") return deadline_bad(m, s);
-  if (id == "THM-LAG-BOUND") return lag_bound_bad(m, s, false);
-  if (id == "THM-LAG-BOUND-LINUX") return lag_bound_bad(m, s, true);
+  if (id == ids::kInvLagSum) return lag_sum_bad(m, s);
+  if (id == ids::kInvEligibleExists) return eligible_exists_bad(m, s);
+  if (id == ids::kInvDeadline) return deadline_bad(m, s);
+  if (id == ids::kThmLagBound) return lag_bound_bad(m, s, false);
+  if (id == ids::kThmLagBoundLinux) return lag_bound_bad(m, s, true);
   return s.curr.ctx().bool_val(false);
 }
 
 z3::expr bad(Model& m, const std::string& id, const SymState& b, const Choice& ch,
              const SymState& a) {
   if (is_state_invariant(id)) return bad_state(m, id, a);
-  if (id == "INV-PLACE-LAG") return place_bad(m, b, ch, a);
-  if (id == "INV-REWEIGHT") return reweight_bad(m, b, ch, a);
-  if (id == "INV-PICK-ELIGIBLE") return pick_bad(m, b, ch, a, false);
-  if (id == "INV-PICK-EDF") return pick_bad(m, b, ch, a, true);
-  if (id == "INV-LAG-CLAMP") return clamp_bad(m, b, a);
-  if (id == "INV-DELAY") return delay_bad(m, b, ch, a);
+  if (id == ids::kInvPlaceLag) return place_bad(m, b, ch, a);
+  if (id == ids::kInvReweight) return reweight_bad(m, b, ch, a);
+  if (id == ids::kInvPickEligible) return pick_bad(m, b, ch, a, false);
+  if (id == ids::kInvPickEdf) return pick_bad(m, b, ch, a, true);
+  if (id == ids::kInvLagClamp) return clamp_bad(m, b, a);
+  if (id == ids::kInvDelay) return delay_bad(m, b, ch, a);
   return b.curr.ctx().bool_val(false);
 }
 
@@ -185,7 +177,7 @@ z3::expr bad(Model& m, const std::string& id, const SymState& b, const Choice& c
 z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
   Numbers& num = m.num();
   z3::expr r = m.domain(s);
-  if (id == "INV-DEADLINE") {
+  if (id == ids::kInvDeadline) {
     // L-REQUEST: every entity in Q, and every sleeping one that keeps a relative deadline, has a
     // positive request ρ. Without it an unreachable sleeper with a cut request (exempt from the
     // bound) and ρ ≤ 0 wakes up, drops the cut on its next request and breaks 0 < ρ.
@@ -197,7 +189,7 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
           z3::implies(x.rel && !x.cut, num.lt(num.zero(), rest) && num.le(rest, num.mulN(x.rho)));
     }
   }
-  if (id == "INV-PICK-ELIGIBLE") {
+  if (id == ids::kInvPickEligible) {
     // L-SEQ-DISTINCT: the entities in Q carry distinct insertion numbers (each insert takes a new
     // one). Pick orders ties of deadline by seq; with two equal seqs and equal deadlines no tree
     // entity is "least" and pick_eevdf would return none although an eligible entity exists
@@ -206,7 +198,7 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
       for (int j = i + 1; j < s.n(); ++j)
         r = r && z3::implies(queued(s.e[i]) && queued(s.e[j]), s.e[i].seq != s.e[j].seq);
   }
-  if (id == "THM-LAG-BOUND" || id == "THM-LAG-BOUND-LINUX") {
+  if (id == ids::kThmLagBound || id == ids::kThmLagBoundLinux) {
     // L-STEADY: under the steady driver every entity stays in Q (none sleeps or is delayed) and
     // serves requests of at most its slice (0 < ρ ≤ r: the first may be halved under
     // PLACE_DEADLINE_INITIAL; no cut), with INV-DEADLINE's 0 < (d − v)·w/N ≤ ρ. The lower bounds

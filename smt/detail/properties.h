@@ -22,7 +22,4 @@ bool is_state_invariant(const std::string& id);
 z3::expr bad_state(Model& m, const std::string& id, const SymState& s);
 z3::expr lemma(Model& m, const std::string& id, const SymState& s);
 
-/// Does the preset promise `id` at all (SPEC.md §6 "Holds")?
-bool promised_by(const Preset& p, const std::string& id);
-
 }  // namespace vlag::smt::detail

@@ -3,9 +3,9 @@
 // trace fault, not as a scheduler violation).
 #include <gtest/gtest.h>
 
+#include "tests/support/trace_helpers.h"
 #include "trace/event.h"
 #include "trace/input_error.h"
-#include "tests/support/trace_helpers.h"
 
 namespace vlag::checker {
 namespace {
@@ -25,7 +25,7 @@ int64_t int_field(const std::string& line, const std::string& name) {
 }
 
 std::vector<std::string> demo_lines() {
-  return lines_of(testing::demo_trace("linux-6.18", 100'000'000));
+  return lines_of(testing::demo_trace(std::string(kDefaultPreset), 100'000'000));
 }
 
 std::vector<std::string> ids_at(const Report& r, int64_t line) {

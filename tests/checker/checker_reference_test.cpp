@@ -5,6 +5,7 @@
 
 #include <regex>
 
+#include "spec/properties.h"
 #include "tests/support/op_gen.h"
 #include "tests/support/trace_helpers.h"
 
@@ -70,6 +71,34 @@ TEST(CheckerOnReference, PaperHogsKeepTheLagBound) {
   EXPECT_FALSE(r.violated()) << first_violation(r);
   EXPECT_TRUE(r.stats.at("THM-LAG-BOUND").verdict);
   EXPECT_GT(r.stats.at("THM-LAG-BOUND").checked, 100);
+}
+
+// FIG-STARVATION is a figure, never a verdict: the longest wait of a runnable task before it ran
+// (task 2, woken at 0 behind task 1, runs at 9 ms; task 1 never waited).
+TEST(CheckerService, StarvationIsTheLongestWaitAsAFigure) {
+  const std::string text =
+      R"({"format":"vlag-trace","version":1,"preset":"linux-6.6","cpus":1,"hz":250})"
+      "\n"
+      R"({"t":0,"ev":"new","task":1,"weight":1024,"slice":0})"
+      "\n"
+      R"({"t":0,"ev":"new","task":2,"weight":1024,"slice":0})"
+      "\n"
+      R"({"t":0,"ev":"wakeup","task":1})"
+      "\n"
+      R"({"t":0,"ev":"pick","task":1})"
+      "\n"
+      R"({"t":0,"ev":"wakeup","task":2})"
+      "\n"
+      R"({"t":9000000,"ev":"run","delta":9000000})"
+      "\n"
+      R"({"t":9000000,"ev":"pick","task":2})"
+      "\n";
+  const Report r = check_text(text);
+  const InvariantStats& st = r.stats.at(ids::kFigStarvation);
+  EXPECT_FALSE(st.verdict);
+  EXPECT_EQ(st.checked, 2);
+  EXPECT_EQ(st.violated, 0);
+  EXPECT_EQ(st.worst, "task 2 waited 9.000 ms runnable without running");
 }
 
 }  // namespace

@@ -36,5 +36,6 @@ grep -q '"traceEvents":\[' demo.perfetto.json
 grep -q '"ph":"X"' demo.perfetto.json
 expect 2 "$vlag" trace export --perfetto bad.jsonl
 grep -q "bad.jsonl:2: field 'ev'" err.txt
-expect 2 "$vlag" trace export demo.jsonl
+expect 0 "$vlag" trace export demo.jsonl -o demo.default.json  # the only format: no flag needed
+cmp demo.default.json demo.perfetto.json
 echo "cli_check_test: ok"

@@ -21,8 +21,10 @@ declare -A banner=(
 for policy in eevdf eevdf-latency-nice no-same-prio-preempt cfs cfs-latency-nice; do
   for workload in hogs cyclictest hackbench schbench rtapp hackbench+cyclictest; do
     dir="traces-$policy-$workload"
+    rtapp=()  # --rtapp is the rtapp workload's alone (a usage error elsewhere)
+    [ "$workload" = rtapp ] && rtapp=(--rtapp "$examples/rtapp-periodic.json")
     expect 0 "$vlag" sim --policy "$policy" --workload "$workload" --cpus 2 --groups 1 --loops 20 \
-      --seconds 0.2 --request-us 500 --rtapp "$examples/rtapp-periodic.json" \
+      --seconds 0.2 --request-us 500 "${rtapp[@]}" \
       --latency-nice -5,5 --jitter 0.05 --trace-dir "$dir"
     grep -q "${banner[$workload]}" out.txt || { echo "FAIL: $policy $workload output"; cat out.txt; exit 1; }
     for trace in "$dir"/cpu*.jsonl; do

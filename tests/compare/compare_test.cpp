@@ -27,7 +27,7 @@ GridSpec tiny_grid(const std::string& workload = "hogs") {
   GridSpec spec;
   spec.base.workload = workload;
   spec.base.limit_ns = 50'000'000;
-  spec.base.machine.params = make_params(preset_by_name("linux-6.18"), 250, 2);
+  spec.base.machine.params = make_params(preset_by_name(kDefaultPreset), 250, 2);
   spec.base.machine.seed = 7;
   spec.rows = parse_rows("tasks=2,3");
   spec.variants = parse_variants("nice=0;nice=0,5 switch_cost_us=5");

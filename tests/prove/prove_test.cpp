@@ -53,7 +53,7 @@ TEST(Prove, LemmasMakeDeadlineAndPickEligibleInductive) {
 // point, proved for two clients with mixed requests (one quantum and a quarter of one) under
 // each paper preset. L-STEADY carries the proof; without eligibility in pick the bound fails.
 TEST(Prove, PaperLagBoundIsProvedInASteadySystem) {
-  for (const char* preset : {"paper-1", "paper-2", "paper-3"}) {
+  for (const std::string& preset : presets_of(PresetFamily::Paper)) {
     Options o = options(preset, "THM-LAG-BOUND", 3);
     o.slices = {0, 1'000'000};
     const Result r = run(o, nullptr, nullptr);

@@ -14,10 +14,10 @@
 namespace vlag::sim {
 namespace {
 
-Params params(const std::string& preset) { return make_params(preset_by_name(preset)); }
+Params params(std::string_view preset) { return make_params(preset_by_name(preset)); }
 
 TEST(SimDemo, DemoHogsGetTheirIdealShareWithinOnePoint) {
-  const DemoReport r = run_demo(params("linux-6.18"), demo_workload(), 2'000'000'000);
+  const DemoReport r = run_demo(params(kDefaultPreset), demo_workload(), 2'000'000'000);
   ASSERT_EQ(r.tasks.size(), 4u);
   for (const auto& t : r.tasks) {
     if (t.spec.period_ns != 0) continue;
@@ -39,7 +39,7 @@ TEST(SimDemo, DemoHogsGetTheirIdealShareWithinOnePoint) {
 // own record (wakeup → the switch to the task) are two views of one thing: they must agree.
 TEST(SimDemo, ProbeLatenciesAgreeWithTheMachine) {
   MachineConfig c;
-  c.params = params("linux-6.18");
+  c.params = params(kDefaultPreset);
   c.runqueue = RunqueueKind::Exact;
   Machine m(c);
   auto& cpu0 = dynamic_cast<CpuRunqueueAdapter<reference::Runqueue>&>(m.runqueue(0));
@@ -57,7 +57,7 @@ TEST(SimDemo, ProbeLatenciesAgreeWithTheMachine) {
 
 // Every paper preset runs the demo in quanta on the exact runqueue and keeps its promises.
 TEST(SimDemo, PaperPresetsKeepTheirInvariantsInQuanta) {
-  for (const char* preset : {"paper-1", "paper-2", "paper-3"}) {
+  for (const std::string& preset : presets_of(PresetFamily::Paper)) {
     const DemoReport r = run_demo(params(preset), demo_workload(), 200'000'000);
     EXPECT_TRUE(r.violations.empty()) << preset << ": " << r.violations.front();
     EXPECT_GT(r.invariant_checks, 500) << preset;
@@ -67,10 +67,10 @@ TEST(SimDemo, PaperPresetsKeepTheirInvariantsInQuanta) {
 }
 
 TEST(SimDemo, RejectsABadTask) {
-  EXPECT_THROW(run_demo(params("linux-6.18"), {{"x", 0, 0, 1000, 0}}, 1000), Error);
-  EXPECT_THROW(run_demo(params("linux-6.18"), {{"x", 30, 0, 0, 0}}, 1000), Error);
-  EXPECT_THROW(run_demo(params("linux-6.18"), demo_workload(), 0), Error);
-  EXPECT_THROW(run_demo(make_params(preset_by_name("linux-6.18"), 250, 2), demo_workload(), 1000),
+  EXPECT_THROW(run_demo(params(kDefaultPreset), {{"x", 0, 0, 1000, 0}}, 1000), Error);
+  EXPECT_THROW(run_demo(params(kDefaultPreset), {{"x", 30, 0, 0, 0}}, 1000), Error);
+  EXPECT_THROW(run_demo(params(kDefaultPreset), demo_workload(), 0), Error);
+  EXPECT_THROW(run_demo(make_params(preset_by_name(kDefaultPreset), 250, 2), demo_workload(), 1000),
                Error);
 }
 
@@ -78,7 +78,7 @@ TEST(SimDemo, RejectsABadTask) {
 // moves a task stops with an error instead of truncating a lag.
 TEST(SimDemo, ExactRunqueueRejectsMigrations) {
   MachineConfig c;
-  c.params = make_params(preset_by_name("linux-6.18"), 250, 2);
+  c.params = make_params(preset_by_name(kDefaultPreset), 250, 2);
   c.runqueue = RunqueueKind::Exact;
   Machine m(c);
   DemoWorkload three_hogs({{"a"}, {"b"}, {"c"}});  // all on CPU 0: the balancer moves one
@@ -92,7 +92,7 @@ TEST(SimDemo, ExactRunqueueRejectsMigrations) {
 
 TEST(SimDemo, CfsPolicyHasNoExactRunqueue) {
   MachineConfig c;
-  c.params = params("linux-6.18");
+  c.params = params(kDefaultPreset);
   c.policy = Policy::Cfs;
   c.runqueue = RunqueueKind::Exact;
   EXPECT_THROW(Machine{c}, Error);
@@ -102,8 +102,7 @@ TEST(SimDemo, CfsPolicyHasNoExactRunqueue) {
 
 // THM-SHARE: CPU hogs converge to weight-proportional shares under every preset.
 RC_GTEST_PROP(SimDemoProperties, HogsGetWeightProportionalShares, ()) {
-  const auto preset =
-      *rc::gen::element<std::string>("linux-6.18", "linux-6.12", "linux-6.6", "paper-1");
+  const auto preset = *rc::gen::elementOf(presets_of());
   const auto nices = *rc::gen::container<std::vector<int>>(*rc::gen::inRange<size_t>(2, 6),
                                                            rc::gen::inRange(-5, 11));
   std::vector<DemoTask> tasks;

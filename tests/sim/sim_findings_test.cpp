@@ -16,7 +16,7 @@ constexpr int kSeeds = 3;
 
 ScenarioConfig base(const std::string& workload, int cpus, Policy policy) {
   ScenarioConfig c;
-  c.machine.params = make_params(preset_by_name("linux-6.18"), 250, cpus);
+  c.machine.params = make_params(preset_by_name(kDefaultPreset), 250, cpus);
   c.machine.policy = policy;
   c.machine.jitter = 0.05;
   c.workload = workload;

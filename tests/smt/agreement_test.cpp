@@ -57,8 +57,7 @@ RC_GTEST_PROP(ProveProperties, SymbolicStepAgreesWithReference, ()) {
 // The linux64 encoding against reference::LinuxRunqueue: the kernel's fixed point, floors and
 // truncations, step for step, under each Linux preset (paper presets are exact-only).
 RC_GTEST_PROP(ProveProperties, Linux64StepAgreesWithLinuxReference, ()) {
-  const std::string preset =
-      *rc::gen::elementOf(std::vector<std::string>{"linux-6.6", "linux-6.12", "linux-6.18"});
+  const std::string preset = *rc::gen::elementOf(presets_of(PresetFamily::Linux));
   Options o = model_options(preset);
   o.arith = Arith::Linux64;
   o.weights = {1024, 3121, 335, 15};

@@ -12,6 +12,26 @@ TEST(Presets, EveryNamedPresetLoads) {
   EXPECT_EQ(preset_names().front(), kDefaultPreset);
 }
 
+// The table (kPresets) is the one list: families, names with their aliases, the default first,
+// each preset made under its own name, a help line for each.
+TEST(Presets, ListsDeriveFromTheTable) {
+  EXPECT_EQ(kDefaultPreset, kPresets[0].name);
+  EXPECT_EQ(presets_of(), (std::vector<std::string>{"linux-6.18", "linux-6.12", "linux-6.6",
+                                                    "paper-1", "paper-2", "paper-3"}));
+  EXPECT_EQ(presets_of(PresetFamily::Linux),
+            (std::vector<std::string>{"linux-6.18", "linux-6.12", "linux-6.6"}));
+  EXPECT_EQ(presets_of(PresetFamily::Paper),
+            (std::vector<std::string>{"paper-1", "paper-2", "paper-3"}));
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"linux-6.18", "linux-6.12", "linux-6.6",
+                                                      "paper", "paper-1", "paper-2", "paper-3"}));
+  for (const PresetRow& row : kPresets) {
+    EXPECT_EQ(row.make().name, row.name);
+    EXPECT_EQ(preset_by_name(row.name).paper(), row.name.starts_with("paper")) << row.name;
+    EXPECT_NE(preset_help().find(std::string(row.name) + " "), std::string::npos) << row.name;
+  }
+  EXPECT_EQ(preset_help(PresetFamily::Linux).find("paper"), std::string::npos);
+}
+
 TEST(Presets, UnknownNameIsAnErrorListingTheKnownOnes) {
   try {
     preset_by_name("linux-5.0");

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "spec/features.h"
 #include "spec/ops.h"
 #include "spec/weights.h"
 
 namespace vlag::testing {
 
 inline const std::vector<std::string>& all_presets() {
-  static const std::vector<std::string> p = {"linux-6.18", "linux-6.12", "linux-6.6",
-                                             "paper-1",    "paper-2",    "paper-3"};
+  static const std::vector<std::string> p = presets_of();
   return p;
 }
 

@@ -1,0 +1,44 @@
+// Where layers 2 and 3 (checker/decisions.h, checker/state_rules.h) put what they judge at the
+// current event: how often each SPEC.md ID was checked, and each failure — a violation with its
+// place in the trace and its witness, or, where the preset does not promise the ID in that
+// situation (spec/properties.h), a count of the documented, expected behaviour.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "checker/report.h"
+
+namespace vlag::checker {
+
+class Findings {
+ public:
+  Findings(Report& report, std::string file) : report_(report), file_(std::move(file)) {}
+
+  /// The event being judged: its line in the file and its 0-based index among the events.
+  void at(int64_t line, int64_t index) {
+    line_ = line;
+    index_ = index;
+  }
+  void checked(const char* id) { ++report_.stats[id].checked; }
+  void violate(const char* id, std::string detail, Witness w, bool promised = true) {
+    if (!promised) {
+      ++report_.stats[id].not_promised;
+      return;
+    }
+    record(report_, violation_at(id, file_, line_, index_, std::move(detail), std::move(w)));
+  }
+  void note(std::string text) { report_.notes.push_back(std::move(text)); }
+
+  int64_t violations() const { return report_.violation_count; }
+  const std::string& file() const { return file_; }
+  int64_t line() const { return line_; }
+
+ private:
+  Report& report_;
+  std::string file_;
+  int64_t line_ = 0;
+  int64_t index_ = 0;
+};
+
+}  // namespace vlag::checker

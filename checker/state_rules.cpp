@@ -1,0 +1,181 @@
+#include "checker/state_rules.h"
+
+#include <fmt/format.h>
+
+#include "rules/invariants.h"
+#include "spec/properties.h"
+#include "spec/weights.h"
+
+namespace vlag::checker {
+namespace {
+
+using trace::EventKind;
+
+Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
+
+std::string str(const Exact& x) { return x.get_str(); }
+
+bool about_running(EventKind k) {
+  return k == EventKind::Run || k == EventKind::Tick || k == EventKind::Yield;
+}
+
+const int64_t kS64Max = INT64_MAX;
+
+}  // namespace
+
+std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow& shadow) {
+  out_.checked(ids::kInvStep);
+  const auto mismatch = [&](const char* field, const Exact& got, const Exact& want) {
+    out_.violate(
+        ids::kInvStep,
+        fmt::format("field '{}' is {} where the spec's step gives {}", field, str(got), str(want)),
+        step_field_witness(field, got, want));
+    return std::optional<std::string>(fmt::format("field '{}'", field));
+  };
+  const TaskId id = e.task.value_or(0);
+  const bool about =
+      e.task && shadow.has(id) && (!about_running(e.kind) || shadow.curr() == e.task);
+  const trace::EntityFields& s = e.state;
+  if (about) {
+    const ShadowEntity r = shadow.entity(id);
+    if (s.weight && *s.weight != r.weight) return mismatch("w", ex(*s.weight), ex(r.weight));
+    if (s.slice && *s.slice != r.slice) return mismatch("r", ex(*s.slice), ex(r.slice));
+    if (s.vruntime && *s.vruntime != r.vruntime) return mismatch("v", *s.vruntime, r.vruntime);
+    if (s.deadline && *s.deadline != r.deadline) return mismatch("d", *s.deadline, r.deadline);
+    if (s.vlag && *s.vlag != r.vlag) return mismatch("vlag", *s.vlag, r.vlag);
+    if (s.status && *s.status != r.status)
+      return mismatch("status", ex(static_cast<int>(*s.status)), ex(static_cast<int>(r.status)));
+  }
+  if (e.V && *e.V != shadow.V()) return mismatch("V", *e.V, shadow.V());
+  if (e.W && *e.W != shadow.W()) return mismatch("W", ex(*e.W), ex(shadow.W()));
+  return std::nullopt;
+}
+
+// Σ w_i·(V − v_i) = 0 with the reported V and W = Σ w_i; integer producers floor V (SPEC.md
+// §7): then −W < Σ w_i·(V − v_i) ≤ 0. The 128-bit form decides first: on a Linux-arithmetic trace
+// every value is an s64, and a GMP product per queued entity per event made this check most of
+// `vlag check`'s time. The exact sum decides and explains otherwise.
+void StateRules::lag_sum(const trace::Event& e, const View& view) {
+  if (!e.V || !e.W) return;
+  const int64_t W = view.W();
+  if (W == 0 && *e.W == 0) return;
+  out_.checked(ids::kInvLagSum);
+  const ViewState s(view, params_, *e.V);
+  if (*e.W == W && rules::integer_lag_sum_holds(s, *e.V, W)) return;
+  const Exact sum = rules::lag_sum(s, *e.V);
+  bool integers = e.V->get_den() == 1;
+  s.for_each_queued([&](const ViewEntity& v) {
+    integers = integers && v.vruntime.get_den() == 1;
+    return true;
+  });
+  const bool ok = *e.W == W && (integers ? (sum <= 0 && sum > -ex(W)) : sum == 0);
+  if (ok) return;
+  out_.violate(ids::kInvLagSum,
+               fmt::format("reported V={} W={} but the queued entities give sum w(V-v)={} and W={}",
+                           str(*e.V), *e.W, str(sum), W),
+               lag_sum_witness(view, *e.V, *e.W, integers));
+}
+
+void StateRules::deadline(const ViewEntity& v, const View& view) {
+  if (v.status != Status::Queued || !v.request) return;
+  out_.checked(ids::kInvDeadline);
+  const Exact rest = rules::remaining_request(v);
+  const Exact slack = rounding_.deadline_slack(view, v);
+  if (rules::deadline_holds(rest, *v.request, slack)) return;
+  out_.violate(
+      ids::kInvDeadline,
+      fmt::format("task {} remaining request {} ns not in (0, {}]{}", v.id, str(rest),
+                  str(*v.request),
+                  slack == 0 ? "" : " widened by the rounding bound " + str(slack) + " ns"),
+      deadline_witness(v, slack),
+      promised(ids::kInvDeadline, params_.preset, {.request_rescaled = v.deadline_rescaled}));
+}
+
+void StateRules::place(const ViewEntity& before, const ViewEntity& after, const Exact& V_after,
+                       int64_t W_before, const View& view) {
+  out_.checked(ids::kInvPlaceLag);
+  const Exact expect =
+      rules::expected_place_lag(params_.preset, before.vlag, W_before, after.weight);
+  const Exact got = V_after - after.vruntime;
+  const Exact B = rounding_.place_tolerance(view);
+  if (rules::within(got, expect, B)) return;
+  out_.violate(ids::kInvPlaceLag,
+               fmt::format("task {} saved vlag {}: expected V-v={}, got {}{}", after.id,
+                           str(before.vlag), str(expect), str(got),
+                           B == 0 ? "" : " (beyond the rounding bound " + str(B) + ")"),
+               place_witness(V_after, after.vruntime, expect, B));
+}
+
+// Unless the clamp cut the lag: the reweight then moves V on purpose (§4.8).
+void StateRules::reweight(const ViewEntity& before, const ViewEntity& after, const Exact& V_before,
+                          const Exact& V_after, const View& view) {
+  if (rules::clamp_cuts(params_, before.slice, before.weight, V_before - before.vruntime)) return;
+  out_.checked(ids::kInvReweight);
+  const bool promised =
+      vlag::promised(ids::kInvReweight, params_.preset, {.entity_is_curr = view.curr == after.id});
+  const Exact lag_b = (V_before - before.vruntime) * static_cast<long>(before.weight);
+  const Exact lag_a = (V_after - after.vruntime) * static_cast<long>(after.weight);
+  const Rounding::ReweightBounds B = rounding_.reweight(view, before, after);
+  if (rules::check_reweight(B.compare_V, V_before, V_after, lag_b, lag_a, B.V, B.wlag).holds())
+    return;
+  out_.violate(
+      ids::kInvReweight,
+      fmt::format(
+          "reweight of task {} moved V from {} to {} (w*vlag {} -> {}){}", after.id, str(V_before),
+          str(V_after), str(lag_b), str(lag_a),
+          B.V == 0 ? ""
+                   : fmt::format(" beyond the rounding bounds {} and {}", str(B.V), str(B.wlag))),
+      reweight_witness(V_before, V_after, lag_b, lag_a, B.V, B.wlag, B.compare_V), promised);
+}
+
+// A preset without the clamp (paper) is judged as well, its lags beyond the limit counted as not
+// promised (SPEC.md §6), as the reference counts them. DELAY_ZERO's vl <= 0 is exact in Linux
+// arithmetic too: Linux zeroes a positive lag of its own.
+void StateRules::saved_lag(const ViewEntity& v, bool from_delayed, const View& view) {
+  out_.checked(ids::kInvLagClamp);
+  const Exact B = rounding_.saved_lag_tolerance(view);
+  const rules::SavedLagCheck c =
+      rules::check_saved_lag(params_, v.slice, v.weight, v.vlag, from_delayed, B);
+  if (c.holds()) return;
+  const bool zero = from_delayed && params_.preset.has(Feature::DELAY_ZERO);
+  out_.violate(ids::kInvLagClamp,
+               fmt::format("task {} saved vlag {} beyond {}{}{}", v.id, str(v.vlag), str(c.limit),
+                           B == 0 ? "" : " + the rounding bound " + str(B),
+                           zero ? " or positive after a delayed dequeue" : ""),
+               saved_lag_witness(v, params_.tick_ns(), zero, B),
+               promised(ids::kInvLagClamp, params_.preset, {.only_delay_zero = c.within_limit}));
+}
+
+// The products and sums Linux keeps in s64 (SPEC.md §7) — key_i·w_i, their sum, and key_i·W in
+// the eligibility test, with key_i = ⌊v_i − v_min⌋ — fit in 64 bits.
+void StateRules::s64_margins(const View& view) {
+  const auto& all = view.entities();
+  std::optional<Exact> vmin;
+  for (const auto& [id, v] : all)
+    if (in_queue(v) && (!vmin || v.vruntime < *vmin)) vmin = v.vruntime;
+  if (!vmin) return;
+  out_.checked(ids::kInvS64Margin);
+  const mpz_class limit = mpz_class(kS64Max);
+  const int64_t W = view.W();
+  mpz_class sum = 0;
+  for (const auto& [id, v] : all) {
+    if (!in_queue(v)) continue;
+    const Exact diff = v.vruntime - *vmin;
+    mpz_class key;
+    mpz_fdiv_q(key.get_mpz_t(), diff.get_num_mpz_t(), diff.get_den_mpz_t());
+    const mpz_class prod = key * v.weight, prod_W = key * W;
+    sum += prod;
+    const bool key_fits = key <= limit;
+    if (key_fits && prod <= limit && prod_W <= limit) continue;
+    out_.violate(ids::kInvS64Margin,
+                 fmt::format("task {}: key {} times weight {} (or W {}) overflows s64", id,
+                             key.get_str(), v.weight, W),
+                 s64_product_witness(key, key_fits, prod > limit ? v.weight : W));
+    return;
+  }
+  if (sum <= limit) return;
+  out_.violate(ids::kInvS64Margin, "the weighted key sum " + sum.get_str() + " overflows s64",
+               s64_sum_witness(sum));
+}
+
+}  // namespace vlag::checker

@@ -1,0 +1,214 @@
+#include "checker/view_update.h"
+
+#include "rules/invariants.h"
+#include "rules/saved_lag.h"
+
+namespace vlag::checker {
+namespace {
+
+using trace::EventKind;
+
+Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
+
+void apply_reported(ViewEntity& v, const trace::EntityFields& s) {
+  if (s.weight) v.weight = *s.weight;
+  if (s.slice) v.slice = *s.slice;
+  if (s.vruntime) v.vruntime = *s.vruntime;
+  if (s.deadline) v.deadline = *s.deadline;
+  if (s.vlag && s.status == Status::Sleeping) v.vlag = *s.vlag;
+  if (s.status) v.status = *s.status;
+}
+
+// A new request ρ: its deadline is one vdelta from v, not rescaled.
+void new_request(ViewEntity& v, const Exact& request) {
+  v.request = request;
+  v.deadline_roundings = 1;
+  v.deadline_rescaled = false;
+}
+
+}  // namespace
+
+void ViewUpdate::refresh_from_shadow(ViewEntity& v, const Shadow* shadow) {
+  if (!shadow || !shadow->has(v.id)) return;
+  const ShadowEntity s = shadow->entity(v.id);
+  v.weight = s.weight;
+  v.slice = s.slice;
+  v.vruntime = s.vruntime;
+  v.deadline = s.deadline;
+  v.vlag = s.vlag;
+  v.status = s.status;
+}
+
+// §4.4/§4.9: a delayed entity that pick_eevdf selects leaves the queue before the pick goes on.
+// `W_after` is the W the pick event reports, if any.
+void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<TaskId> picked,
+                                           std::optional<int64_t> W_after, const Shadow* shadow,
+                                           const SavedLag& saved) const {
+  if (shadow) {
+    for (auto& [id, v] : view.entities()) {
+      if (v.status != Status::Delayed || !shadow->has(id)) continue;
+      if (shadow->entity(id).status != Status::Sleeping) continue;
+      v.status = Status::Sleeping;
+      v.vlag = shadow->entity(id).vlag;
+      saved(v, true);
+    }
+    return;
+  }
+  // A re-pick of curr is protection or curr's earliest deadline; protection is not in the trace,
+  // but a reported W below the queue's shows that pick_eevdf searched and met delayed entities.
+  const bool completed = W_after && *W_after < view.W();
+  if (picked && picked == view.curr && !completed) return;
+  const ViewEntity* p = picked ? view.find(*picked) : nullptr;
+  // pick_eevdf breaks a deadline tie by insertion order, which the view does not have (it breaks
+  // them by id): when a delayed entity ties with the picked one, the reported W says whether
+  // pick_eevdf met it first (and completed its dequeue) or not.
+  const auto ties_pick = [&](const ViewEntity& d) { return p && d.deadline == p->deadline; };
+  for (;;) {
+    const Exact V = view.V();
+    const ViewEntity* best = view.earliest_eligible_deadline(V);
+    ViewEntity* next = nullptr;
+    if (best && best->status == Status::Delayed && best->id != picked) {
+      if (!(ties_pick(*best) && W_after && view.W() <= *W_after)) next = view.find(best->id);
+    } else if (W_after && view.W() > *W_after) {
+      for (auto& [id, d] : view.entities())
+        if (d.status == Status::Delayed && view.eligible(d, V) && ties_pick(d)) {
+          next = &d;
+          break;
+        }
+    }
+    if (!next) return;
+    ViewEntity& d = *next;
+    d.vlag = rules::delayed_dequeue_lag(params_.preset, Exact(V - d.vruntime), [&] {
+      return rules::lag_limit(params_, d.slice, d.weight);
+    });
+    d.status = Status::Sleeping;
+    saved(d, true);
+  }
+}
+
+void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
+                       const Shadow* shadow, const SavedLag& saved) const {
+  const Preset& p = params_.preset;
+  auto& all = view.entities();
+  ViewEntity* v = e.task ? view.find(*e.task) : nullptr;
+  const auto refresh = [&](ViewEntity& x) {
+    refresh_from_shadow(x, shadow);
+    apply_reported(x, e.state);
+  };
+  switch (e.kind) {
+    case EventKind::New: {
+      ViewEntity n;
+      n.id = *e.task;
+      n.weight = e.weight;
+      n.slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
+      all[n.id] = n;
+      refresh(all[n.id]);
+      return;
+    }
+    case EventKind::Entity: {
+      ViewEntity n;
+      n.id = *e.task;
+      n.weight = *e.state.weight;
+      n.slice = *e.state.slice;
+      n.vruntime = *e.state.vruntime;
+      n.deadline = *e.state.deadline;
+      n.vlag = e.state.vlag.value_or(0);
+      n.request = e.state.request;
+      n.status = *e.state.status;
+      n.is_new = false;
+      all[n.id] = n;
+      if (e.state.running.value_or(false)) view.curr = n.id;
+      return;
+    }
+    case EventKind::Exit:
+    case EventKind::Detach:
+      all.erase(*e.task);
+      return;
+    case EventKind::Attach: {
+      // A known entity, not a new one: its first wakeup here places it with the lag it brings.
+      ViewEntity n;
+      n.id = *e.task;
+      n.weight = e.weight;
+      n.slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
+      n.vlag = *e.state.vlag;
+      n.is_new = false;
+      all[n.id] = n;
+      refresh(all[n.id]);
+      return;
+    }
+    case EventKind::Wakeup: {
+      const bool was_new = v->is_new;
+      const Exact d_before = v->deadline;
+      v->status = Status::Queued;
+      v->is_new = false;
+      refresh(*v);
+      if (status_before == Status::Sleeping) {
+        if (!v->rel_deadline) {
+          const bool half = was_new && p.has(Feature::PLACE_DEADLINE_INITIAL);
+          new_request(*v, half ? Exact(static_cast<long>(v->slice), 2) : ex(v->slice));
+        }
+      } else if (v->deadline != d_before) {
+        new_request(*v, ex(v->slice));
+      }
+      v->rel_deadline = false;
+      return;
+    }
+    case EventKind::Sleep: {
+      const Exact V = view.V();
+      v->status = (p.has(Feature::DELAY_DEQUEUE) && !view.eligible(*v, V)) ? Status::Delayed
+                                                                           : Status::Sleeping;
+      if (view.curr == v->id) view.curr.reset();
+      refresh(*v);
+      if (v->status == Status::Sleeping) saved(*v, false);
+      return;
+    }
+    case EventKind::Dequeue:
+      v->status = Status::Sleeping;
+      v->rel_deadline = p.has(Feature::PLACE_REL_DEADLINE);
+      if (view.curr == v->id) view.curr.reset();
+      refresh(*v);
+      saved(*v, false);
+      return;
+    case EventKind::Pick:
+      complete_delayed_dequeues(view, e.task, e.W, shadow, saved);
+      view.curr = e.task;
+      if (v) refresh(*v);
+      return;
+    case EventKind::Run:
+    case EventKind::Tick:
+    case EventKind::Yield: {
+      ViewEntity* c = view.curr ? view.find(*view.curr) : nullptr;
+      if (!c) return;
+      const Exact d_before = c->deadline;
+      refresh(*c);
+      if (c->deadline == d_before) return;
+      if (e.kind == EventKind::Yield && c->request) {
+        *c->request += ex(c->slice);
+        ++c->deadline_roundings;
+      } else if (e.kind != EventKind::Yield) {
+        new_request(*c, ex(c->slice));
+      }
+      return;
+    }
+    case EventKind::Reweight: {
+      // A lag the clamp cut moves d around V: the request is then no longer known (§4.8).
+      const bool cut = in_queue(*v) && p.reweight != ReweightRule::KeepV &&
+                       rules::clamp_cuts(params_, v->slice, v->weight, view.V() - v->vruntime);
+      refresh(*v);
+      if (cut) v->request.reset();
+      v->deadline_rescaled = arith_ == trace::Arith::Linux64;
+      return;
+    }
+    case EventKind::Slice:
+      v->slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
+      refresh(*v);
+      return;
+    case EventKind::Preempt:
+      refresh(*v);
+      return;
+    case EventKind::Migrate:
+      return;
+  }
+}
+
+}  // namespace vlag::checker

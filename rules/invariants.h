@@ -1,0 +1,152 @@
+// The invariants and theorem bounds of SPEC.md §6, each stated once over the read-only state of
+// rules/state.h, in exact arithmetic. The reference (reference/invariants.cpp) and the checker
+// (checker/decisions.cpp, checker/state_rules.cpp) call them and keep what is theirs: when a
+// rule is judged, the message it prints, the Linux-arithmetic tolerances of SPEC.md §7.3 (passed
+// in as `tolerance` or `slack`: 0 means exact), the SMT-LIB witness (from the values a rule
+// returns), and whether the preset promises it (spec/properties.h).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+#include "rules/state.h"
+#include "spec/weights.h"
+
+namespace vlag::rules {
+
+/// vdelta(δ, w) = δ·N/w exactly (SPEC.md §1).
+Exact exact_vdelta(int64_t delta_ns, int64_t weight);
+/// The clamp limit of a saved lag, vdelta(max(2r, TICK), w) (SPEC.md §4.7), exactly.
+Exact lag_limit(const Params& p, int64_t slice, int64_t weight);
+/// The clamp cuts `lag` (V − v) of an entity with this slice and weight (§4.7, §4.8).
+bool clamp_cuts(const Params& p, int64_t slice, int64_t weight, const Exact& lag);
+/// |got − want| < tolerance; got = want when the tolerance is 0 (exact arithmetic).
+bool within(const Exact& got, const Exact& want, const Exact& tolerance);
+
+/// (d − v)·w/N: the real time left in the entity's current request, ns (SPEC.md §2).
+template <EntityState E>
+Exact remaining_request(const E& e) {
+  Exact rest =
+      (e.deadline - e.vruntime) * static_cast<long>(e.weight) / static_cast<long>(kNice0Weight);
+  rest.canonicalize();
+  return rest;
+}
+
+// ---------------------------------------------------------------------------------------------
+// State invariants
+
+/// INV-LAG-SUM: Σ_{i∈Q} w_i·(V_ref − v_i), which is 0 when V_ref is the weighted average.
+template <QueueState S>
+Exact lag_sum(const S& s, const Exact& V_ref) {
+  Exact sum = 0;
+  s.for_each_queued([&](const auto& e) {
+    sum += (V_ref - e.vruntime) * static_cast<long>(e.weight);
+    return true;
+  });
+  return sum;
+}
+
+/// INV-LAG-SUM's integer form for a floored V (SPEC.md §7.1), −W < Σ w_i·(V − v_i) ≤ 0, in
+/// 128-bit arithmetic. False when it fails or when V or some v_i is not an s64 integer: lag_sum
+/// then decides.
+template <QueueState S>
+bool integer_lag_sum_holds(const S& s, const Exact& V, int64_t W) {
+  if (V.get_den() != 1 || !V.get_num().fits_slong_p()) return false;
+  const __int128 v_ref = V.get_num().get_si();
+  __int128 sum = 0;
+  const bool integers = s.for_each_queued([&](const auto& e) {
+    if (e.vruntime.get_den() != 1 || !e.vruntime.get_num().fits_slong_p()) return false;
+    sum += (v_ref - e.vruntime.get_num().get_si()) * e.weight;
+    return true;
+  });
+  return integers && sum <= 0 && sum > -static_cast<__int128>(W);
+}
+
+/// INV-ELIGIBLE-EXISTS: Q = ∅ or some queued entity is eligible.
+template <QueueState S>
+bool some_eligible(const S& s) {
+  bool empty = true, found = false;
+  s.for_each_queued([&](const auto& e) {
+    empty = false;
+    found = s.eligible(e);
+    return !found;
+  });
+  return empty || found;
+}
+
+/// INV-DEADLINE: 0 < rest ≤ ρ; with Linux arithmetic's slack s (§7.3), −s < rest < ρ + s.
+bool deadline_holds(const Exact& rest, const Exact& request, const Exact& slack);
+
+// ---------------------------------------------------------------------------------------------
+// Step invariants
+
+/// INV-PICK-ELIGIBLE: a pick that returns nothing while Q is not empty.
+template <QueueState S>
+bool idle_with_queue(const S& s) {
+  return s.W() != 0;
+}
+
+/// INV-PICK-EDF's exemptions (§4.4, §4.5): curr kept under protection, or the next buddy taken
+/// under PICK_BUDDY.
+bool pick_exempt(const Preset& p, TaskId picked, std::optional<TaskId> curr_before,
+                 bool curr_protected, std::optional<TaskId> next_before);
+
+/// INV-PICK-EDF: calls f(e) for every eligible e ∈ Q, e ≠ p, whose deadline is earlier than p's,
+/// in the state's order. Each one is a violation unless the pick is exempt.
+template <QueueState S, class F>
+void for_each_earlier_eligible(const S& s, const typename S::Entity& p, F&& f) {
+  s.for_each_queued([&](const auto& e) {
+    if (e.id != p.id && s.eligible(e) && e.deadline < p.deadline) f(e);
+    return true;
+  });
+}
+
+/// INV-PLACE-LAG: V − v after a wakeup from sleep with saved lag vl — vl under PLACE_LAG, the
+/// TR's share vl·W/(W + w) under the paper's join, 0 without PLACE_LAG or into an empty queue.
+Exact expected_place_lag(const Preset& p, const Exact& saved, int64_t W_before, int64_t weight);
+
+/// INV-REWEIGHT: what a reweight must keep, V (when `compare_V`: the entity is queued) and w·lag
+/// (lag = V − v queued, vl sleeping), with the tolerances of the caller's arithmetic.
+struct ReweightCheck {
+  bool V_moved = false;
+  bool wlag_changed = false;
+  bool holds() const { return !V_moved && !wlag_changed; }
+};
+ReweightCheck check_reweight(bool compare_V, const Exact& V_before, const Exact& V_after,
+                             const Exact& wlag_before, const Exact& wlag_after,
+                             const Exact& V_tolerance, const Exact& wlag_tolerance);
+
+/// INV-LAG-CLAMP on a lag vl just saved: |vl| ≤ limit (< limit + tolerance in Linux arithmetic),
+/// and after a delayed dequeue under DELAY_ZERO, vl ≤ 0 (exact in both).
+struct SavedLagCheck {
+  Exact limit;
+  bool within_limit = true;
+  bool positive_after_delay = false;
+  bool holds() const { return within_limit && !positive_after_delay; }
+};
+SavedLagCheck check_saved_lag(const Params& p, int64_t slice, int64_t weight, const Exact& vlag,
+                              bool from_delayed, const Exact& tolerance);
+
+/// INV-DELAY: an entity becomes delayed only while ineligible…
+inline bool delayed_while_eligible(Status after, bool eligible_before) {
+  return after == Status::Delayed && eligible_before;
+}
+/// …and never runs while delayed.
+inline bool runs_while_delayed(Status of_curr) { return of_curr == Status::Delayed; }
+
+// ---------------------------------------------------------------------------------------------
+// Theorem bounds at a decision point (lag in ns, r the slice, q the quantum = TICK)
+
+/// THM-LAG-BOUND: −r < lag < max(r, q).
+inline int64_t paper_lag_upper(int64_t r, int64_t q) { return std::max(r, q); }
+inline bool paper_lag_bound_holds(const Exact& lag, int64_t r, int64_t q) {
+  return lag > -r && lag < paper_lag_upper(r, q);
+}
+/// THM-LAG-BOUND-LINUX: |lag| ≤ r + TICK.
+inline int64_t linux_lag_bound(int64_t r, int64_t tick) { return r + tick; }
+inline bool linux_lag_bound_holds(const Exact& lag, int64_t r, int64_t tick) {
+  return lag >= -linux_lag_bound(r, tick) && lag <= linux_lag_bound(r, tick);
+}
+
+}  // namespace vlag::rules
