@@ -1,6 +1,7 @@
 // The simulated machine's real-kernel behaviours of SPEC.md §9, each on a hand-made run whose
 // numbers follow from the rule: timer slack and its coalescing with the tick (§9.2), the wakeup
-// and tick costs (§9.3), HRTICK (§9.4), wall-clock work (§9.5) and renice.
+// and tick costs (§9.3), HRTICK (§9.4), wall-clock work (§9.5), the short-slice wakeup against
+// 6.18 (§9.6), a fork's wakeup (§9.7) and renice.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -184,6 +185,51 @@ TEST(WallClockWork, APreemptedWallBurstEndsOnTimeWithLessCpu) {
     EXPECT_EQ(intruder->runtime_ns, 500'000);  // it preempted the worker at 0.3 ms
     EXPECT_EQ(worker->runtime_ns, wall ? 500'000 : 1'000'000);
     EXPECT_EQ(ended, wall ? 1'000'000 : 1'500'000);
+  }
+}
+
+// §9.6: two hogs take turns at the ticks (no HRTICK). From 12 ms hog b runs (vruntime 4 ms,
+// deadline 4.7 ms) and a waits (8 ms, not eligible). A 0.1 ms-slice task waking at 12.3 ms
+// (placed at V = 6.15 ms, deadline 6.25) makes the pick ignore b's protection, but b is eligible
+// with the earlier deadline: the pick is b, not the wakee, which waits for the tick at 16 ms.
+// Waking at 15 ms, the wakeup's update of b (7 ms) gives it a new deadline, 7.7 ms, later than
+// the wakee's (7.6): the wakee runs at once.
+TEST(WakeupPreemption, AShortSliceWakeeWaitsWhenCurrHasTheEarlierDeadline) {
+  for (const int64_t at : {int64_t{12'300'000}, int64_t{15'000'000}}) {
+    Scripted w;
+    Task* wakee = nullptr;
+    w.on_start = [&](Machine& m) {
+      for (const char* n : {"a", "b"}) m.wake(m.add_task(named(n), 0), kForever);
+      wakee = &m.add_task(named("wakee", 100'000), 0);
+      wakee->attrs.timer_slack_ns = 0;
+      m.set_timer(*wakee, at);
+    };
+    w.on_timer = [](Machine& m, Task& t) { m.wake(t, 50'000); };
+    Machine m(one_cpu());
+    m.run(w, 20'000'000);
+    ASSERT_EQ(wakee->latency.count, 1);
+    EXPECT_EQ(wakee->latency.last_ns, at == 12'300'000 ? 16'000'000 - at : 0) << at;
+  }
+}
+
+// §9.7: a 0.1 ms-slice task started while a hog runs. Woken, it preempts at once (its deadline
+// is the earlier and the pick ignores the hog's protection); forked, no wakeup-preemption check
+// runs, and the hog keeps the CPU to the tick at 4 ms, where its ended request is seen.
+TEST(ForkWakeup, RunsNoWakeupPreemptionCheck) {
+  for (const bool forked : {false, true}) {
+    Scripted w;
+    Task* child = nullptr;
+    w.on_start = [&](Machine& m) {
+      m.wake(m.add_task(named("parent"), 0), kForever);
+      child = &m.add_task(named("child", 100'000), 0);
+      child->attrs.timer_slack_ns = 0;
+      m.set_timer(*child, 500'000);
+    };
+    w.on_timer = [&](Machine& m, Task& t) { forked ? m.fork(t, 50'000) : m.wake(t, 50'000); };
+    Machine m(one_cpu());
+    m.run(w, 10'000'000);
+    ASSERT_EQ(child->latency.count, 1);
+    EXPECT_EQ(child->latency.last_ns, forked ? 3'500'000 : 0) << forked;
   }
 }
 
