@@ -100,6 +100,18 @@ void print_text(const replay::ReplayReport& r, const std::vector<replay::Verdict
              r.model_switches, d);
   fmt::print(" other fair tasks' CPU time: kernel {} ms, model {} ms\n", ms(r.kernel_other_ns),
              ms(r.model_other_ns));
+  if (x.cpus.size() > 1) {
+    const auto per_cpu = [](const std::vector<int64_t>& v) {
+      std::string out;
+      for (const int64_t ns : v) out += fmt::format("{}{:.1f}", out.empty() ? "" : " / ", ns / 1e6);
+      return out;
+    };
+    fmt::print(" where the workload ran, ms on CPU {}: kernel | model\n", cpus);
+    for (const auto& t : r.tasks)
+      if (t.task.workload)
+        fmt::print("   {:<22} {} | {}\n", t.task.comm + ":" + std::to_string(t.task.pid),
+                   per_cpu(t.kernel.runtime_on_cpu_ns), per_cpu(t.model.runtime_on_cpu_ns));
+  }
   const replay::Divergence& v = r.divergence;
   if (!v.found) {
     fmt::print(" every context switch agreed ({} of them)\n", v.agreed);
@@ -143,8 +155,11 @@ void print_text(const replay::ReplayReport& r, const std::vector<replay::Verdict
 }
 
 json::Object side_json(const replay::SideFigures& s) {
+  json::Array on_cpus;
+  for (const int64_t ns : s.runtime_on_cpu_ns) on_cpus.add_raw(std::to_string(ns));
   return json::Object()
       .num("runtime_ns", s.runtime_ns)
+      .array("runtime_on_cpu_ns", on_cpus)
       .real("share", s.share)
       .num("switches", s.switches)
       .num("wakeups", s.wake_to_run.count)

@@ -210,6 +210,7 @@ class Pass {
       rt_ns_ += d;
     } else {
       r.fig.runtime_ns += d;
+      r.fig.runtime_on_cpu_ns[r.cpu] += d;
       if (!r.bursts.empty()) r.bursts.back().cpu += d;
     }
     r.since = t;
@@ -266,7 +267,7 @@ class Pass {
     r.pid = pid;
     t = std::max(t, r.pending_wake);
     switch_in(c, r, t, std::nullopt, first_sight);
-    if (!r.rt) record_switch(c, pid, first_sight ? "" : "?", t);
+    if (!r.rt) record_switch(c, pid, "?", t);
   }
 
   // The task running on CPU c left it at t without a recorded switch: what it did then is not
@@ -304,12 +305,11 @@ class Pass {
     n.state = Rec::State::Running;
     n.cpu = c;
     n.since = t;
-    if (since_start) return;
-    ++n.fig.switches;
-    if (n.pending_wake >= 0) {
-      n.fig.wake_to_run_ns.push_back(t - n.pending_wake);
-      n.pending_wake = -1;
+    if (!since_start) {
+      ++n.fig.switches;
+      if (n.pending_wake >= 0) n.fig.wake_to_run_ns.push_back(t - n.pending_wake);
     }
+    n.pending_wake = -1;
     if (n.bursts.back().first_run < 0) n.bursts.back().first_run = t;
     n.bursts.back().last_run = t;
   }

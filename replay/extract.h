@@ -52,8 +52,9 @@ struct ExtractOptions {
 
 struct KernelTaskFigures {
   int64_t runtime_ns = 0;
-  int64_t switches = 0;                 // times switched in
-  std::vector<int64_t> wake_to_run_ns;  // sched_wakeup(_new) → its next switch in
+  std::map<int, int64_t> runtime_on_cpu_ns;  // by kernel CPU
+  int64_t switches = 0;                      // times switched in
+  std::vector<int64_t> wake_to_run_ns;       // sched_wakeup(_new) → its next switch in
 };
 
 struct ExtractedTask {

@@ -45,6 +45,20 @@ class SwitchRecorder final : public trace::EventSink {
   }
   const std::map<int, std::vector<Switch>>& switches() const { return switches_; }
 
+  // Each task's time on each CPU up to end_ns, from the picks: by machine task id, then CPU.
+  std::map<int64_t, std::vector<int64_t>> time_on_cpus(int cpus, int64_t end_ns) const {
+    std::map<int64_t, std::vector<int64_t>> out;
+    for (const auto& [cpu, list] : switches_)
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (list[i].task == 0) continue;
+        auto& v = out[list[i].task];
+        v.resize(static_cast<size_t>(cpus));
+        const int64_t until = i + 1 < list.size() ? list[i + 1].t : end_ns;
+        v[static_cast<size_t>(cpu)] += std::max<int64_t>(0, until - list[i].t);
+      }
+    return out;
+  }
+
  private:
   std::map<int, int64_t> last_;
   std::map<int, std::vector<Switch>> switches_;
@@ -136,11 +150,21 @@ ReplayReport replay_capture(const CaptureFiles& files, const ReplayOptions& o) {
     kernel_total += x.tasks[i].kernel.runtime_ns;
     model_total += w.task(i).runtime_ns;
   }
+  const int ncpus = static_cast<int>(x.cpus.size());
+  const auto model_on_cpus = rec.time_on_cpus(ncpus, x.end_ns);
   for (size_t i = 0; i < x.tasks.size(); ++i) {
     const ExtractedTask& et = x.tasks[i];
     ReplayTask t;
     t.task = et;
     t.kernel.runtime_ns = et.kernel.runtime_ns;
+    t.kernel.runtime_on_cpu_ns.resize(static_cast<size_t>(ncpus));
+    for (int c = 0; c < ncpus; ++c)
+      if (const auto it = et.kernel.runtime_on_cpu_ns.find(x.cpus[static_cast<size_t>(c)]);
+          it != et.kernel.runtime_on_cpu_ns.end())
+        t.kernel.runtime_on_cpu_ns[static_cast<size_t>(c)] = it->second;
+    const auto on = model_on_cpus.find(w.task(i).id);
+    t.model.runtime_on_cpu_ns =
+        on == model_on_cpus.end() ? std::vector<int64_t>(static_cast<size_t>(ncpus)) : on->second;
     t.kernel.switches = et.kernel.switches;
     t.kernel.wake_to_run = stats::summarize(et.kernel.wake_to_run_ns);
     const sim::Task& mt = w.task(i);

@@ -41,7 +41,9 @@ struct ReplayOptions {
 
 struct SideFigures {
   int64_t runtime_ns = 0;
-  double share = 0;  // of the workload's CPU time (0 for tasks not the workload's)
+  std::vector<int64_t>
+      runtime_on_cpu_ns;  // by model CPU: where it ran (the model's from its picks)
+  double share = 0;       // of the workload's CPU time (0 for tasks not the workload's)
   int64_t switches = 0;
   stats::LatencySummary wake_to_run;
 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `vlag kernel replay` and the new machine flags from the outside: a shared capture replays
-# with its table, --json and --goal (exit 0 within it, 1 on a miss), bad input exits 2;
+# with its table, --json and --goal (exit 0 within it, 1 on a miss), on two CPUs where each task
+# ran, bad input exits 2;
 # `vlag sim` takes the kernel's CPU count, a base slice, the costs and HRTICK; `vlag compare`
 # warns about a varied setting the policy ignores. Usage: cli_replay_test.sh VLAG TEST_DATA_DIR
 set -euo pipefail
@@ -20,6 +21,11 @@ grep -q '"kernel_switches":' out.txt || { echo "FAIL: json"; cat out.txt; exit 1
 # The model's p99 misses the kernel's for this one (docs/fidelity.md): exit 1 with the miss.
 expect 1 "$vlag" kernel replay "$data/fidelity/periodic-short" --goal one-cpu
 grep -q "MISS periodic:14826 p99" out.txt || { echo "FAIL: miss not named"; cat out.txt; exit 1; }
+# On two CPUs: where each task ran, kernel and model, in the text and the JSON.
+expect 0 "$vlag" kernel replay "$data/fidelity/nice-a" --goal two-cpu
+grep -q "where the workload ran, ms on CPU 0,1" out.txt || { echo "FAIL: no per-CPU times"; cat out.txt; exit 1; }
+expect 0 "$vlag" kernel replay "$data/fidelity/nice-a" --json
+grep -q '"runtime_on_cpu_ns":\[' out.txt || { echo "FAIL: no per-CPU times in json"; cat out.txt; exit 1; }
 expect 2 "$vlag" kernel replay "$data/no-such-capture"
 expect 2 "$vlag" kernel replay "$data/linux/hogs-nice.perf.txt" --pids 1
 expect 2 "$vlag" kernel replay "$data/linux/hogs-nice.perf.txt" --goal three-cpu

@@ -171,6 +171,30 @@ TEST(KernelReplay, NoCaptureChargesMoreTimeThanItsCpusHad) {
   EXPECT_LT(task(nice, 68).kernel.runtime_ns, 1'000'000);
 }
 
+// Where each task ran, per CPU: on one CPU all of it on CPU 0; on two, the kernel's per-CPU
+// times add up to its CPU time, the model's (from its picks) to the model's within the context
+// switches' cost.
+TEST(KernelReplay, ReportsWhereEachTaskRan) {
+  const ReplayReport one = replay_capture(find_capture(kFidelity + "nice"), {});
+  for (const ReplayTask& t : one.tasks) {
+    ASSERT_EQ(t.kernel.runtime_on_cpu_ns.size(), 1u);
+    EXPECT_EQ(t.kernel.runtime_on_cpu_ns[0], t.kernel.runtime_ns) << t.task.pid;
+  }
+  const ReplayReport two = replay_capture(find_capture(kFidelity + "nice-a"), {});
+  for (const ReplayTask& t : two.tasks) {
+    if (!t.task.workload) continue;
+    ASSERT_EQ(t.model.runtime_on_cpu_ns.size(), 2u);
+    EXPECT_EQ(t.kernel.runtime_on_cpu_ns[0] + t.kernel.runtime_on_cpu_ns[1], t.kernel.runtime_ns);
+    EXPECT_NEAR(static_cast<double>(t.model.runtime_on_cpu_ns[0] + t.model.runtime_on_cpu_ns[1]),
+                static_cast<double>(t.model.runtime_ns),
+                0.01 * static_cast<double>(t.model.runtime_ns))
+        << t.task.pid;
+  }
+  // The nice -3 hog had CPU 1 to itself in the kernel, and in the model.
+  EXPECT_GT(task(two, 12842).kernel.runtime_on_cpu_ns[1], 490'000'000);
+  EXPECT_GT(task(two, 12842).model.runtime_on_cpu_ns[1], 490'000'000);
+}
+
 TEST(KernelReplay, BadInputIsAnError) {
   CaptureFiles f;
   f.perf = kLinux + "nonexistent.perf.txt";
