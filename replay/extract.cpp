@@ -143,7 +143,7 @@ class Pass {
   void on_event(const KernelEvent& e, int64_t switched_in) {
     if (first_t_ < 0) first_t_ = e.time_ns;
     last_t_ = std::max(last_t_, e.time_ns);
-    if (e.context_pid) runs_on(e.cpu, *e.context_pid, e.time_ns, switched_in);
+    if (e.current_pid) runs_on(e.cpu, *e.current_pid, e.time_ns, switched_in);
     cpu_event_[e.cpu] = e.time_ns;
     switch (e.kind) {
       case KernelEventKind::Switch:
@@ -317,8 +317,8 @@ class Pass {
   void on_switch(const KernelEvent& e) {
     const int c = e.cpu;
     const int64_t t = e.time_ns;
+    runs_on(c, e.prev_pid, t, -1);  // prev ran there, when the line does not say who did
     if (e.prev_pid != 0) {
-      runs_on(c, e.prev_pid, t, -1);  // the line's own task, when it names none
       Rec& p = rec(e.prev_pid, e.prev_comm, e.prev_prio);
       if (p.state == Rec::State::Running && p.cpu == c) {
         const int64_t run_start = p.since;
@@ -434,10 +434,10 @@ std::vector<int64_t> switch_in_hints(const std::vector<KernelEvent>& events) {
   for (size_t i = events.size(); i-- > 0;) {
     const KernelEvent& e = events[i];
     if (e.kind == KernelEventKind::Switch) next.erase(e.cpu);  // what follows is another's run
-    if (!e.context_pid) continue;
+    if (!e.current_pid) continue;
     auto it = next.find(e.cpu);
-    if (it != next.end() && it->second.first != *e.context_pid) next.erase(it);
-    if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns && e.pid == *e.context_pid)
+    if (it != next.end() && it->second.first != *e.current_pid) next.erase(it);
+    if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns && e.pid == *e.current_pid)
       next[e.cpu] = {e.pid, e.time_ns - *e.runtime_ns};
     if (const auto n = next.find(e.cpu); n != next.end()) out[i] = n->second.second;
   }
@@ -527,10 +527,12 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
   pass.finish();
   if (pass.first_t() < 0) throw Error(files.perf + ": no sched events");
 
-  kernel::KernelCheckOptions learned;
+  kernel::KernelCheckOptions learned;  // the task groups
+  std::map<int64_t, int64_t> custom_slice;
   for (const std::string& s : files.snapshots) {
     const kernel::SchedDebugSnapshot snap = kernel::load_snapshot(s);
     kernel::learn_from_snapshot(snap, learned);
+    for (const auto& [pid, slice] : kernel::custom_slices(snap)) custom_slice[pid] = slice;
     x.kernel_cpus = std::max(x.kernel_cpus, static_cast<int>(snap.cpus.size()));
     if (snap.base_slice_ns) x.base_slice_ns = *snap.base_slice_ns;
   }
@@ -652,7 +654,7 @@ Extraction extract_capture(const CaptureFiles& files, const ExtractOptions& o) {
     et.wall = wall[i];
     et.cpu = model_cpu(r.start_cpu);
     et.kernel = r.fig;
-    if (const auto it = learned.slice_of.find(r.pid); it != learned.slice_of.end())
+    if (const auto it = custom_slice.find(r.pid); it != custom_slice.end())
       et.slice_ns = it->second;
     if (const auto it = learned.group_of.find(r.pid); it != learned.group_of.end())
       et.group = it->second;
