@@ -30,6 +30,8 @@ TEST(NoEffect, LatencyNiceUnderTheDefaultPolicyIsFlaggedBeforeAndAfter) {
   const auto before = ignored_settings(spec);
   ASSERT_EQ(before.size(), 3u);
   EXPECT_NE(before[1].find("policy eevdf ignores latency_nice"), std::string::npos) << before[1];
+  // A variant of one setting is named once, by its label.
+  EXPECT_EQ(before[1].rfind("variant latency_nice=-20 has no effect: ", 0), 0u) << before[1];
   const auto after = variants_without_effect(run_grid(spec, 1, {}));
   EXPECT_EQ(after.size(), 2u);  // both non-baseline variants gave the baseline's figures
 }
