@@ -1,0 +1,43 @@
+#include "kernel/state_verdict.h"
+
+namespace vlag::kernel::state {
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::NotApplicable:
+      return "not applicable";
+    case Verdict::Held:
+      return "held";
+    case Verdict::Inconclusive:
+      return "inconclusive";
+    case Verdict::Violated:
+      return "violated";
+  }
+  return "?";
+}
+
+void Tally::add(const Outcome& o, Witness witness) {
+  ++cases;
+  switch (o.verdict) {
+    case Verdict::NotApplicable:
+      ++not_applicable;
+      ++not_applicable_reasons[o.reason];
+      break;
+    case Verdict::Held:
+      ++held;
+      break;
+    case Verdict::Inconclusive:
+      ++inconclusive;
+      ++inconclusive_reasons[o.reason];
+      break;
+    case Verdict::Violated:
+      ++violated;
+      if (witnesses.size() < kMaxWitnesses) {
+        witness.what = o.reason;
+        witnesses.push_back(std::move(witness));
+      }
+      break;
+  }
+}
+
+}  // namespace vlag::kernel::state
