@@ -50,6 +50,7 @@ struct Figures {
   // against the task's next runtime record.
   uint64_t replays_matched = 0;
   uint64_t replays_differed = 0;
+  uint64_t replays_moved = 0;  // the task's entity is on another cfs_rq: moved between groups
   std::vector<std::string> replay_examples;
   static constexpr size_t kMaxExamples = 5;
 };

@@ -2,8 +2,9 @@
 // vruntime and deadline before update_curr() applies the delta, so they must be what the model
 // made of its previous record — the pick that made it curr, or the last delta replayed
 // (v += calc_delta_fair(δ), then update_deadline()) — unless something changed them that no
-// tracepoint shows (a re-placement by sched_setaffinity or a renice of the running task). A
-// difference says where the model and the kernel part; it is never a violation by itself.
+// tracepoint shows (a re-placement by sched_setaffinity or a renice of the running task, a move
+// to another task group). A difference says where the model and the kernel part; it is never a
+// violation by itself.
 #include <fmt/format.h>
 
 #include "kernel/state_check_context.h"
@@ -17,7 +18,9 @@ void judge_replay(CheckContext& c, const bpf::StateRecord& r) {
   const EntityView* v = c.model.entity(e.id);
   if (!v || !v->curr || v->clock_task == 0 || !c.model.stale(*v).empty()) return;
   Figures& f = c.report.figures;
-  if (v->last.vruntime == e.vruntime && v->last.deadline == e.deadline) {
+  if (v->last.cfs_rq.id != e.cfs_rq.id) {
+    ++f.replays_moved;  // a cgroup or autogroup move (setsid, exit), which no tracepoint shows
+  } else if (v->last.vruntime == e.vruntime && v->last.deadline == e.deadline) {
     ++f.replays_matched;
   } else if (++f.replays_differed <= Figures::kMaxExamples) {
     f.replay_examples.push_back(fmt::format(

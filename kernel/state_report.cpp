@@ -86,8 +86,9 @@ std::string report_text(const StateCapture& capture, const StateReport& report) 
                      f.saved_lags_exact + f.saved_lags_inexact, examples(f.saved_lag_examples));
   out += fmt::format("  placements equal to place_entity(): {} of {}{}\n", f.placements_exact,
                      f.placements_exact + f.placements_inexact, examples(f.placement_examples));
-  out += fmt::format("  run deltas replayed by the model: {} matched, {} differed{}\n",
-                     f.replays_matched, f.replays_differed, examples(f.replay_examples));
+  out += fmt::format(
+      "  run deltas replayed by the model: {} matched, {} differed, {} moved to another group{}\n",
+      f.replays_matched, f.replays_differed, f.replays_moved, examples(f.replay_examples));
   bool any = false;
   for (const auto& [id, t] : report.tallies)
     for (const auto& w : t.witnesses) {
@@ -143,7 +144,8 @@ std::string report_json(const StateCapture& capture, const StateReport& report) 
       .num("placements_exact", static_cast<int64_t>(f.placements_exact))
       .num("placements_inexact", static_cast<int64_t>(f.placements_inexact))
       .num("replays_matched", static_cast<int64_t>(f.replays_matched))
-      .num("replays_differed", static_cast<int64_t>(f.replays_differed));
+      .num("replays_differed", static_cast<int64_t>(f.replays_differed))
+      .num("replays_moved", static_cast<int64_t>(f.replays_moved));
   json::Object o;
   o.str("source", capture.source)
       .str("kernel", capture.kernel ? capture.kernel->release : "")
