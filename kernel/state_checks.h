@@ -45,6 +45,9 @@ struct Figures {
   // INV-PLACE-LAG: placements equal to place_entity's own formula bit for bit, or not.
   uint64_t placements_exact = 0;
   uint64_t placements_inexact = 0;
+  // Wakeups during which a delayed entity of the cfs_rq finished its dequeue, unrecorded (the
+  // record's count is short of the model's): inconclusive.
+  uint64_t placements_beside_delayed_exit = 0;
   std::vector<std::string> placement_examples;
   // The model's replay of a run delta (update_curr: v += calc_delta_fair(δ), update_deadline)
   // against the task's next runtime record.

@@ -102,6 +102,7 @@ void StateModel::see(const bpf::TaskState& t, const bpf::EntityState& e, bool is
   v.seen_ns = r.time_ns;
   v.curr = is_curr;
   v.advanced = false;
+  v.dequeue_unrecorded = false;
   // A curr's numbers are as of the record's clock where the kernel updated them under the lock
   // just before (a pick, a wakeup); an exit or a syscall's return reads them unlocked.
   const bool locked = r.kind != RecordKind::Exit && r.kind != RecordKind::SetAttr;
@@ -159,8 +160,27 @@ void StateModel::apply(const StateRecord& r, size_t index) {
       e.on_rq = true;
       see(unnamed, e, false, rq, r, index);
     }
+    if (!q.truncated) forget_absent(q, r.tasks[1].chain[q.level].id);
   }
   if (r.kind == RecordKind::Runtime) advance_curr(r);
+}
+
+void StateModel::forget_absent(const bpf::QueueSnapshot& q, uint64_t curr) {
+  CfsRqView& view = rqs_[q.cfs_rq];
+  std::unordered_set<uint64_t> present{curr};
+  for (const auto& e : q.entities) present.insert(e.id);
+  for (auto it = view.queued.begin(); it != view.queued.end();) {
+    if (present.contains(*it)) {
+      ++it;
+      continue;
+    }
+    // Gone without a record: a delayed entity whose dequeue a pick or a wakeup completed.
+    if (const auto e = entities_.find(*it); e != entities_.end()) {
+      e->second.last.on_rq = false;
+      e->second.dequeue_unrecorded = true;
+    }
+    it = view.queued.erase(it);
+  }
 }
 
 std::string StateModel::history_unknown(int c) const {

@@ -43,6 +43,8 @@ struct EntityView {
   uint64_t request_slice = 0;  // the largest slice since its current request may have started
   bool rescaled = false;       // its weight changed since its request was set (d − v rescaled)
   bool fresh_request_known = false;  // the model saw the request start (update_deadline, a pick)
+  bool dequeue_unrecorded = false;   // it left its cfs_rq with no record (a delayed dequeue that a
+                                     // pick or a wakeup completed): the lag it saved is not seen
 };
 
 /// What the capture last showed of one cfs_rq.
@@ -96,6 +98,9 @@ class StateModel {
   void see(const bpf::TaskState& t, const bpf::EntityState& e, bool is_curr, int rq,
            const bpf::StateRecord& r, size_t index);
   void advance_curr(const bpf::StateRecord& r);
+  // A complete snapshot is the whole tree: entities the model had there and the snapshot lacks
+  // left unrecorded.
+  void forget_absent(const bpf::QueueSnapshot& q, uint64_t curr);
 
   std::vector<int> captured_;  // empty: every CPU
   std::optional<std::vector<uint64_t>> lost_;

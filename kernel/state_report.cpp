@@ -86,6 +86,8 @@ std::string report_text(const StateCapture& capture, const StateReport& report) 
                      f.saved_lags_exact + f.saved_lags_inexact, examples(f.saved_lag_examples));
   out += fmt::format("  placements equal to place_entity(): {} of {}{}\n", f.placements_exact,
                      f.placements_exact + f.placements_inexact, examples(f.placement_examples));
+  out += fmt::format("  wakeups during which a delayed entity left the cfs_rq unrecorded: {}\n",
+                     f.placements_beside_delayed_exit);
   out += fmt::format(
       "  run deltas replayed by the model: {} matched, {} differed, {} moved to another group{}\n",
       f.replays_matched, f.replays_differed, f.replays_moved, examples(f.replay_examples));
@@ -143,6 +145,7 @@ std::string report_json(const StateCapture& capture, const StateReport& report) 
       .num("saved_lags_inexact", static_cast<int64_t>(f.saved_lags_inexact))
       .num("placements_exact", static_cast<int64_t>(f.placements_exact))
       .num("placements_inexact", static_cast<int64_t>(f.placements_inexact))
+      .num("placements_beside_delayed_exit", static_cast<int64_t>(f.placements_beside_delayed_exit))
       .num("replays_matched", static_cast<int64_t>(f.replays_matched))
       .num("replays_differed", static_cast<int64_t>(f.replays_differed))
       .num("replays_moved", static_cast<int64_t>(f.replays_moved));
