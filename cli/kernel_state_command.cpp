@@ -58,7 +58,10 @@ int report(const kernel::state::StateCapture& capture, bool json) {
 
 int run_record_state(const StateOptions& s, const CLI::App& rec) {
   kernel::state::StateRecordOptions o;
-  if (!s.cpus.empty()) o.cpus = cpu_list(s.cpus);
+  if (!s.cpus.empty())
+    o.cpus = cpu_list(s.cpus);
+  else if (const CLI::Option* one = rec.get_option("--cpu"); one->count() > 0)
+    o.cpus = {one->as<int>()};
   if (const CLI::Option* d = rec.get_option("--duration"); d->count() > 0)
     o.duration_s = d->as<double>();
   o.command = rec.get_option("command")->results();
