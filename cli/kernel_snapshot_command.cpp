@@ -1,63 +1,78 @@
 // `vlag kernel snapshot FILE|-`: parses /sys/kernel/debug/sched/debug and checks SNAP-*
-// (SPEC.md §6.1).
+// (SPEC.md §6.1), each verdict on the lattice of §6.3.
 #include <fmt/format.h>
 
-#include "json/writer.h"
 #include "cli/kernel_commands.h"
+#include "cli/kernel_verdict_json.h"
+#include "json/writer.h"
 #include "kernel/capture_reader.h"
 #include "kernel/snapshot_check.h"
 
 namespace vlag::cli {
 namespace {
 
-void print_text(const kernel::SnapshotReport& r) {
+void print_text(const kernel::SnapshotReport& r, const kernel::SchedDebugSnapshot& snap) {
   fmt::print("{}: sched debug {}\n", r.file, r.version);
-  fmt::print("  {:<20} {:>8} {:>8} {:>8}\n", "check", "checked", "held", "violated");
-  for (const auto& [id, c] : r.counts)
-    fmt::print("  {:<20} {:>8} {:>8} {:>8}\n", id, c.checked, c.checked - c.violated, c.violated);
+  fmt::print("  {:<20} {:>8} {:>8} {:>13} {:>9} {:>5}\n", "check", "checked", "held",
+             "inconclusive", "violated", "n/a");
+  for (const auto& [id, c] : r.checks)
+    fmt::print("  {:<20} {:>8} {:>8} {:>13} {:>9} {:>5}\n", id, c.checked(), c.held, c.inconclusive,
+               c.violated, c.not_applicable);
   for (const auto& f : r.findings)
-    fmt::print("  {} {}:{}: {}: {}\n", f.violation ? "VIOLATION" : "note", r.file, f.line, f.id,
-               f.where + ": " + f.message);
+    fmt::print("  {} {}:{}: {}: {}: {}\n",
+               f.verdict == Verdict::Violated ? std::string("VIOLATION")
+                                              : "INCONCLUSIVE (" + reasons_text(f.reasons) + ")",
+               r.file, f.line, f.id, f.where, f.message);
   for (const auto& n : r.notes) fmt::print("  not checked: {}\n", n);
+  if (snap.skipped)
+    fmt::print("  skipped {} malformed lines (first: {})\n", snap.skipped, snap.first_error);
 }
 
-std::string to_json(const kernel::SnapshotReport& r) {
+std::string to_json(const kernel::SnapshotReport& r, const kernel::SchedDebugSnapshot& snap) {
   json::Array counts, findings, notes;
-  for (const auto& [id, c] : r.counts)
-    counts.add(json::Object().str("id", id).num("checked", c.checked).num("violated", c.violated));
-  for (const auto& f : r.findings)
+  for (const auto& [id, c] : r.checks) counts.add_raw(tally_json(id, c));
+  for (const auto& f : r.findings) {
     findings.add(json::Object()
                      .str("id", f.id)
+                     .str("verdict", std::string(verdict_name(f.verdict)))
+                     .raw("reasons", reasons_json(f.reasons))
                      .num("line", f.line)
                      .str("where", f.where)
-                     .str("message", f.message)
-                     .boolean("violation", f.violation));
+                     .str("message", f.message));
+  }
   for (const auto& n : r.notes) notes.add_string(n);
   return json::Object()
       .str("file", r.file)
       .str("version", r.version)
       .boolean("ok", r.ok())
+      .str("verdict", std::string(verdict_name(r.worst)))
       .raw("checks", counts.text())
       .raw("findings", findings.text())
       .raw("not_checked", notes.text())
+      .num("skipped_lines", snap.skipped)
       .text();
 }
 
 }  // namespace
 
 int run_kernel_snapshot(const SnapshotOptions& o) {
-  bool ok = true;
-  json::Array all;
-  for (const auto& file : o.files) {
-    const auto report = kernel::check_snapshot(kernel::load_snapshot(file));
-    ok = ok && report.ok();
-    if (o.json)
-      all.add_raw(to_json(report));
-    else
-      print_text(report);
-  }
-  if (o.json) fmt::print("{}\n", all.text());
-  return ok ? 0 : 1;
+  return with_filesystem_errors("vlag kernel snapshot", [&] {
+    Verdict worst = Verdict::NotApplicable;
+    bool skipped = false;
+    json::Array all;
+    for (const auto& file : o.files) {
+      const auto snap = kernel::load_snapshot(file, {o.keep_going});
+      const auto report = kernel::check_snapshot(snap);
+      worst = join(worst, report.worst);
+      skipped = skipped || snap.skipped > 0;
+      if (o.json)
+        all.add_raw(to_json(report, snap));
+      else
+        print_text(report, snap);
+    }
+    if (o.json) fmt::print("{}\n", all.text());
+    return skipped ? 2 : verdict_exit_code(worst, o.strict);
+  });
 }
 
 }  // namespace vlag::cli

@@ -1,9 +1,9 @@
 // `vlag kernel record --state [--cpus LIST] [--duration S] [-o DIR] [-- COMMAND]` captures the
 // kernel's own state (kernel/state_record.h) and checks it; `vlag kernel check --state FILE...`
 // checks saved captures (kernel/state_capture_file.h), no root needed. Each prints the report of
-// kernel/state_report.h: exit 0 when nothing was violated, 1 when something was, 2 when the
-// capture cannot be made here (not root, no BTF, the BPF part not built, a tracepoint missing) or
-// a file cannot be read.
+// kernel/state_report.h: exit 0 when nothing was violated, 1 when something was (or, under
+// --strict, was inconclusive: SPEC.md §6.3), 2 when the capture cannot be made here (not root, no
+// BTF, the BPF part not built, a tracepoint missing) or a file cannot be read.
 #include "cli/kernel_state_command.h"
 
 #include <fmt/format.h>
@@ -49,11 +49,15 @@ std::vector<int> cpu_list(const std::string& text) {
   return cpus;
 }
 
-int report(const kernel::state::StateCapture& capture, bool json) {
+int report(const kernel::state::StateCapture& capture, bool json, bool strict) {
   const kernel::state::StateReport r = kernel::state::check_state_capture(capture);
   std::cout << (json ? kernel::state::report_json(capture, r)
                      : kernel::state::report_text(capture, r));
-  return r.violations() > 0 ? 1 : 0;
+  return r.exit_code(strict);
+}
+
+bool given(const CLI::App& app, const std::string& name) {
+  return app.get_option(name)->count() > 0;
 }
 
 int run_record_state(const StateOptions& s, const CLI::App& rec) {
@@ -71,7 +75,7 @@ int run_record_state(const StateOptions& s, const CLI::App& rec) {
   o.queues = !s.no_queues;
   if (o.duration_s <= 0 && o.command.empty())
     throw CLI::ValidationError("--state", "give a --duration, a command after --, or both");
-  const bool json = rec.get_option("--json")->count() > 0;
+  const bool json = given(rec, "--json");
   kernel::state::RecordedState recorded;
   try {
     recorded = kernel::state::record_state(o, [&](const kernel::bpf::KernelParameters& k) {
@@ -90,14 +94,14 @@ int run_record_state(const StateOptions& s, const CLI::App& rec) {
     std::cout << fmt::format("recorded into {}: {} records in {:.3f} s (stopped by {})\n\n",
                              recorded.dir, recorded.result.records, recorded.result.seconds,
                              recorded.result.stopped_by);
-  return report(kernel::state::read_state_capture(recorded.dir), json);
+  return report(kernel::state::read_state_capture(recorded.dir), json, given(rec, "--strict"));
 }
 
 int run_check_state(const CLI::App& check) {
-  const bool json = check.get_option("--json")->count() > 0;
+  const bool json = given(check, "--json"), strict = given(check, "--strict");
   int status = 0;
   for (const auto& file : check.get_option("files")->results()) {
-    status = std::max(status, report(kernel::state::read_state_capture(file), json));
+    status = std::max(status, report(kernel::state::read_state_capture(file), json, strict));
     if (!json) std::cout << "\n";
   }
   return status;

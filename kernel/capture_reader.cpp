@@ -1,5 +1,6 @@
 #include "kernel/capture_reader.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <utility>
@@ -8,6 +9,18 @@
 #include "spec/error.h"
 
 namespace vlag::kernel {
+namespace {
+
+std::ifstream open_input(const std::string& file, const char* what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(file + ": is a directory, not " + std::string(what));
+  std::ifstream in(file);
+  if (!in) throw Error(file + ": cannot open");
+  return in;
+}
+
+}  // namespace
 
 std::string capture_name(const std::string& file) { return file == "-" ? "<stdin>" : file; }
 
@@ -20,19 +33,17 @@ PerfParseStats read_perf_capture(const std::string& file,
   if (file == "-") {
     stats = parse_perf_script(std::cin, capture_name(file), push, options);
   } else {
-    std::ifstream in(file);
-    if (!in) throw Error(file + ": cannot open");
+    std::ifstream in = open_input(file, "perf script text");
     stats = parse_perf_script(in, file, push, options);
   }
   merge.flush();
   return stats;
 }
 
-SchedDebugSnapshot load_snapshot(const std::string& file) {
-  if (file == "-") return parse_sched_debug(std::cin, capture_name(file));
-  std::ifstream in(file);
-  if (!in) throw Error(file + ": cannot open");
-  return parse_sched_debug(in, file);
+SchedDebugSnapshot load_snapshot(const std::string& file, const SchedDebugOptions& options) {
+  if (file == "-") return parse_sched_debug(std::cin, capture_name(file), options);
+  std::ifstream in = open_input(file, "a sched debug snapshot");
+  return parse_sched_debug(in, file, options);
 }
 
 }  // namespace vlag::kernel

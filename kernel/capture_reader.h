@@ -21,13 +21,15 @@ inline constexpr size_t kMergeWindow = 4096;
 std::string capture_name(const std::string& file);
 
 /// Parses the perf script text of FILE ("-": standard input) and passes each event to sink in
-/// time order, the CPUs merged within kMergeWindow events. Throws vlag::Error when FILE cannot
-/// be opened or, without keep_going, at the first line that does not parse.
+/// time order, the CPUs merged within kMergeWindow events. Throws vlag::Error when FILE is a
+/// directory or cannot be opened, when it holds no event, or, without keep_going, at the first
+/// line that does not parse.
 PerfParseStats read_perf_capture(const std::string& file,
                                  const std::function<void(const KernelEvent&)>& sink,
                                  const PerfParseOptions& options = {});
 
-/// A sched debug snapshot from FILE, or from standard input for "-".
-SchedDebugSnapshot load_snapshot(const std::string& file);
+/// A sched debug snapshot from FILE, or from standard input for "-". Throws vlag::Error for a
+/// directory, a file that cannot be opened, or one that does not parse.
+SchedDebugSnapshot load_snapshot(const std::string& file, const SchedDebugOptions& options = {});
 
 }  // namespace vlag::kernel

@@ -1,6 +1,7 @@
 // Where `vlag kernel check` learns what a perf trace does not say (SPEC.md §6.2): task groups,
-// custom slices and the base slice from sched debug snapshots, or task groups from a user's
-// "PID GROUP" map; both fill the service layer's options (kernel/service.h).
+// every task's slice, the base slice, the groups' shares and the machine's CPU count from sched
+// debug snapshots, or task groups from a user's "PID GROUP" map; both fill the service layer's
+// options (kernel/service.h).
 #pragma once
 
 #include <string>
@@ -10,12 +11,14 @@
 
 namespace vlag::kernel {
 
-/// pid → group path and pid → custom slice from the snapshot's task tables, and its base slice
-/// unless one is set; a later snapshot overrides an earlier one's entries.
+/// pid → group path, pid → slice and where each task was, from the snapshot's task tables; the
+/// groups' shares and their other CPUs' load from its cfs_rqs; its base slice unless one is set;
+/// its CPU count. A later snapshot overrides an earlier one's entries.
 void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelCheckOptions& options);
 
-/// pid → group path from FILE: "PID GROUP" per line, '#' comments. Throws vlag::Error
-/// "FILE:LINE: expected 'PID GROUP'" on any other line.
+/// pid → group path from FILE: "PID GROUP" per line (a pid in 0..4194304 once, a path starting
+/// with '/'), '#' comments. Throws vlag::Error "FILE:LINE: field …" on any other line, and
+/// "FILE: …" for an empty file or a directory.
 void read_group_map(const std::string& file, KernelCheckOptions& options);
 
 }  // namespace vlag::kernel

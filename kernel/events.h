@@ -20,10 +20,22 @@ enum class KernelEventKind : uint8_t {
   StatRuntime,  // sched_stat_runtime: pid ran `runtime` ns
 };
 
+/// How sched_switch's previous task left the CPU (its prev_state, SPEC.md §6.2).
+enum class PrevState : uint8_t {
+  Runnable,   // "R": still runnable (preempted at a tick or by a wakeup)
+  Preempted,  // "R+": preempted inside the kernel, possibly between setting a sleep state and
+              // calling schedule() — a wakeup may follow while it is still queued
+  Blocked,    // "S", "D", "I", …: it sleeps
+  Dead,       // "Z", "X": it exited
+};
+
 struct KernelEvent {
   int line = 0;
   int64_t time_ns = 0;
   int cpu = 0;  // the CPU that recorded the event
+  // The task running on that CPU when it was recorded (the header's tid: perf's "pid/tid" or
+  // trace-cmd's "comm-pid"; perf's bare pid is a process id, so it is not taken).
+  std::optional<int64_t> current_pid;
   KernelEventKind kind = KernelEventKind::Switch;
   std::string comm;  // the task the event is about (switch: next)
   int64_t pid = 0;
@@ -32,7 +44,8 @@ struct KernelEvent {
   std::string prev_comm;
   int64_t prev_pid = 0;
   std::optional<int> prev_prio;
-  std::string prev_state;  // "R", "S", "D", "R+", …
+  std::string prev_state;  // "R", "S", "D", "R+", … as printed
+  PrevState prev_leave = PrevState::Runnable;
   // wakeup / migrate
   std::optional<int> target_cpu;
   std::optional<int> orig_cpu;

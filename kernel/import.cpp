@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "spec/error.h"
 #include "spec/weights.h"
 
 namespace vlag::kernel {
@@ -13,21 +14,50 @@ bool fair_prio(std::optional<int> prio) { return prio && *prio >= 100 && *prio <
 
 void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelImportOptions& options) {
   options.slice_of.merge(custom_slices(snap));
+  int n = 0;
+  for (const auto& cpu : snap.cpus) n = std::max(n, cpu.id + 1);
+  if (!options.machine_cpus || *options.machine_cpus < n) {
+    options.machine_cpus = n;
+    options.source_of_cpus = "the cpu# sections of " + snap.file;
+  }
+  if (snap.base_slice_ns && !options.base_slice_ns) options.base_slice_ns = snap.base_slice_ns;
 }
 
-KernelImporter::KernelImporter(trace::Writer& out, const KernelImportOptions& options,
-                               const std::string& source)
-    : out_(out), options_(options) {
+KernelImporter::KernelImporter(const KernelImportOptions& options, std::string source)
+    : options_(options), source_(std::move(source)) {}
+
+std::string KernelImporter::finish(std::ostream& out) {
+  const int cpus = options_.machine_cpus.value_or(max_cpu_ + 1);
+  const std::string cpus_from =
+      options_.machine_cpus ? options_.source_of_cpus : "the CPUs the trace names";
+  if (options_.cpu >= cpus)
+    throw Error("--cpu " + std::to_string(options_.cpu) + " but the capture's machine has " +
+                std::to_string(cpus) + " CPUs (" + cpus_from + ")");
   trace::Header h;
-  h.producer = "linux sched tracepoints, cpu " + std::to_string(options.cpu) + " of " + source;
-  h.params = make_params(preset_by_name("linux-6.18"), options.hz, 1);
-  out_.header(h);
+  h.producer = "linux sched tracepoints, cpu " + std::to_string(options_.cpu) + " of " + source_ +
+               " (a reconstruction: decisions inferred from tracepoints)";
+  h.params = make_params(preset_by_name("linux-6.18"), options_.hz, cpus);
+  h.cpu = options_.cpu;
+  const int64_t base = h.params.base_slice_ns();
+  if (options_.base_slice_ns && *options_.base_slice_ns != base)
+    throw Error("the snapshot's sysctl_sched_base_slice " +
+                std::to_string(*options_.base_slice_ns) + " ns is not linux-6.18's default for " +
+                std::to_string(cpus) + " CPUs (" + std::to_string(base) +
+                " ns): a spec/TRACE.md header cannot state a tuned one");
+  std::string line = trace::header_line(h);
+  line.insert(line.size() - 1, ",\"kernel_reconstruction\":true");
+  out << line << '\n' << events_.str();
+  return std::to_string(cpus) + " CPUs (" + cpus_from + "), base slice " + std::to_string(base) +
+         " ns (" +
+         (options_.base_slice_ns ? "the snapshot's sysctl_sched_base_slice"
+                                 : "linux-6.18's default for that many CPUs") +
+         ")";
 }
 
 void KernelImporter::emit(trace::Event ev) {
   ev.t = std::max(ev.t, last_t_);  // records of other CPUs may trail by a few ns
   last_t_ = ev.t;
-  out_.event(ev);
+  writer_.event(ev);
   ++written_;
 }
 
@@ -70,6 +100,8 @@ void KernelImporter::arrive(int64_t pid, int prio, int64_t t) {
 
 void KernelImporter::on_event(const KernelEvent& e) {
   const int c = options_.cpu;
+  max_cpu_ = std::max(
+      {max_cpu_, e.cpu, e.target_cpu.value_or(0), e.orig_cpu.value_or(0), e.dest_cpu.value_or(0)});
   switch (e.kind) {
     case KernelEventKind::Wakeup:
     case KernelEventKind::WakeupNew:
@@ -93,16 +125,15 @@ void KernelImporter::on_event(const KernelEvent& e) {
         ensure_known(e.prev_pid, *e.prev_prio, e.time_ns);  // a nice change while it ran
       const auto prev = tasks_.find(e.prev_pid);
       if (prev != tasks_.end() && prev->second == Where::Running) {
-        const char st = e.prev_state.empty() ? 'R' : e.prev_state[0];
         prev->second = Where::Queued;
-        if (st != 'R') {
+        if (e.prev_leave == PrevState::Blocked || e.prev_leave == PrevState::Dead) {
           trace::Event ev;
           ev.kind = trace::EventKind::Sleep;
           ev.t = e.time_ns;
           ev.task = e.prev_pid;
           emit(ev);
           prev->second = Where::Sleeping;
-          if (st == 'Z' || st == 'X') {
+          if (e.prev_leave == PrevState::Dead) {
             ev.kind = trace::EventKind::Exit;
             emit(ev);
             tasks_.erase(prev);

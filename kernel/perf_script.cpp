@@ -1,8 +1,6 @@
 #include "kernel/perf_script.h"
 
-#include <algorithm>
 #include <array>
-#include <charconv>
 #include <istream>
 #include <string_view>
 #include <utility>
@@ -18,23 +16,41 @@ namespace {
   fail_at(file, line, what);
 }
 
-std::string trim(const std::string& s) { return std::string(trim_blanks(s)); }
+[[noreturn]] void bad_field(const std::string& file, int line, std::string_view field,
+                            const std::string& what) {
+  fail(file, line, "field '" + std::string(field) + "': " + what);
+}
 
 bool all_digits(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-int64_t to_int(std::string_view text, const std::string& file, int line, std::string_view field) {
-  return parse_int64(text, file, line, field);
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// Linux's NR_CPUS is at most 8192: a larger CPU number is a garbled field, not a machine.
-int cpu_number(std::string_view text, const std::string& file, int line, std::string_view field) {
-  const int64_t c = to_int(text, file, line, field);
-  if (c < 0 || c >= 8192)
-    fail(file, line,
-         "field '" + std::string(field) + "': CPU " + std::string(text) + " is outside 0..8191");
-  return static_cast<int>(c);
+// Linux's limits: PID_MAX_LIMIT is 2^22, NR_CPUS at most 8192, prio -1 (deadline) .. 139.
+constexpr int64_t kPidMax = 4'194'304;
+constexpr int64_t kCpuMax = 8191;
+
+int64_t in_range(std::string_view text, int64_t lo, int64_t hi, const char* what,
+                 const std::string& file, int line, std::string_view field) {
+  const int64_t v = parse_int64(text, file, line, field);
+  if (v < lo || v > hi)
+    bad_field(file, line, field,
+              std::string(what) + " " + std::string(text) + " is outside " + std::to_string(lo) +
+                  ".." + std::to_string(hi));
+  return v;
+}
+
+int64_t pid_value(std::string_view t, const std::string& f, int l, std::string_view field) {
+  return in_range(t, 0, kPidMax, "pid", f, l, field);
+}
+int cpu_value(std::string_view t, const std::string& f, int l, std::string_view field) {
+  return static_cast<int>(in_range(t, 0, kCpuMax, "CPU", f, l, field));
+}
+int prio_value(std::string_view t, const std::string& f, int l, std::string_view field) {
+  return static_cast<int>(in_range(t, -1, 139, "prio", f, l, field));
 }
 
 // "381.230664" or "381.230664123" seconds → ns.
@@ -43,14 +59,46 @@ int64_t seconds_to_ns(std::string_view text, const std::string& file, int line) 
   const std::string_view whole = text.substr(0, dot);
   const std::string_view frac = dot == std::string_view::npos ? "" : text.substr(dot + 1);
   if (!all_digits(whole) || (dot != std::string_view::npos && !all_digits(frac)) || frac.size() > 9)
-    fail(file, line,
-         "field 'time': '" + std::string(text) + "' is not seconds with up to 9 decimals");
-  const int64_t s = to_int(whole, file, line, "time");
+    bad_field(file, line, "time",
+              "'" + std::string(text) + "' is not seconds with up to 9 decimals");
+  const int64_t s = parse_int64(whole, file, line, "time");
   if (s > INT64_MAX / 1'000'000'000 - 1)
-    fail(file, line, "field 'time': '" + std::string(text) + "' does not fit 64-bit nanoseconds");
-  int64_t ns = frac.empty() ? 0 : to_int(frac, file, line, "time");
+    bad_field(file, line, "time", "'" + std::string(text) + "' does not fit 64-bit nanoseconds");
+  int64_t ns = frac.empty() ? 0 : parse_int64(frac, file, line, "time");
   for (size_t i = frac.size(); i < 9; ++i) ns *= 10;
   return s * 1'000'000'000 + ns;
+}
+
+// prev_state as perf and `trace-cmd report -N` print it ("R", "R+", "S", "D|K", …), as the
+// sched_switch plugin prints it (one letter; its table is older than the kernel's, so "X" may
+// stand for a zombie and "W" for an idle kthread), or as `trace-cmd report -R` prints it (the
+// kernel's number: 0 running, the TASK_REPORT bits, +256 for a preemption).
+PrevState parse_prev_state(std::string_view s, const std::string& file, int line) {
+  if (all_digits(s)) {
+    const int64_t v = in_range(s, 0, 511, "state", file, line, "prev_state");
+    if ((v & 0xff) == 0) return v & 0x100 ? PrevState::Preempted : PrevState::Runnable;
+    return (v & 0x30) != 0 ? PrevState::Dead : PrevState::Blocked;
+  }
+  const auto bad = [&]() -> PrevState {
+    bad_field(file, line, "prev_state", "'" + std::string(s) + "' is not a task state");
+  };
+  if (s == "R") return PrevState::Runnable;
+  if (s == "R+") return PrevState::Preempted;
+  std::string_view body = s;
+  if (ends_with(body, "+")) body.remove_suffix(1);
+  if (body.empty()) return bad();
+  bool dead = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (i % 2 == 1) {
+      if (c != '|') return bad();
+      continue;
+    }
+    if (std::string_view("SDTtXZPIWKNxn").find(c) == std::string_view::npos) return bad();
+    dead = dead || c == 'X' || c == 'Z';
+  }
+  if (body.size() % 2 == 0) return bad();  // ends with '|'
+  return dead ? PrevState::Dead : PrevState::Blocked;
 }
 
 struct EventKeys {
@@ -73,14 +121,12 @@ const std::array<EventKeys, 8>& event_table() {
        KernelEventKind::Migrate,
        {"comm", "pid", "prio", "orig_cpu", "dest_cpu"}},
       {"sched_process_exit", KernelEventKind::Exit, {"comm", "pid", "prio", "group_dead"}},
-      {"sched_process_fork", KernelEventKind::Fork, {"comm", "pid", "child_comm", "child_pid"}},
+      {"sched_process_fork",
+       KernelEventKind::Fork,
+       {"comm", "pid", "parent_comm", "parent_pid", "child_comm", "child_pid"}},
       {"sched_stat_runtime", KernelEventKind::StatRuntime, {"comm", "pid", "runtime", "vruntime"}},
   }};
   return t;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 struct Field {
@@ -88,18 +134,28 @@ struct Field {
   std::string_view value;
 };
 
+// Where key k starts as "k=" at a word boundary in trace, from `from`; npos if nowhere.
+size_t find_key(std::string_view trace, std::string_view k, size_t from) {
+  size_t p = trace.find(k, from);
+  while (p != std::string_view::npos &&
+         ((p != 0 && trace[p - 1] != ' ') || p + k.size() >= trace.size() ||
+          trace[p + k.size()] != '='))
+    p = trace.find(k, p + 1);
+  return p;
+}
+
 // Splits "k1=v1 k2=v two k3=v3" at the known keys; a value runs to the next known key, so task
-// names with spaces survive. Keys the kernel version does not print are simply absent.
-size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Field, 8>& out) {
+// names with spaces survive. Keys the kernel version does not print are simply absent; a key
+// printed twice is an error.
+size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Field, 8>& out,
+                    const std::string& file, int line) {
   std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
   size_t n = 0, from = 0;
   for (const std::string_view k : ev.keys) {
-    size_t p = trace.find(k, from);
-    while (p != std::string_view::npos &&
-           ((p != 0 && trace[p - 1] != ' ') || p + k.size() >= trace.size() ||
-            trace[p + k.size()] != '='))
-      p = trace.find(k, p + 1);
+    const size_t p = find_key(trace, k, from);
     if (p == std::string_view::npos) continue;
+    if (find_key(trace, k, p + k.size() + 1) != std::string_view::npos)
+      bad_field(file, line, k, "given twice");
     found[n++] = {k, p + k.size() + 1};
     from = p + k.size() + 1;
   }
@@ -117,34 +173,84 @@ size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Fiel
 
 void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::string& file,
           int line) {
-  const auto num = [&] { return to_int(v, file, line, key); };
-  const auto small = [&] { return static_cast<int>(num()); };
-  if (key == "comm" || key == "next_comm")
+  if (key == "comm" || key == "next_comm" || key == "parent_comm")
     e.comm = v;
-  else if (key == "pid" || key == "next_pid")
-    e.pid = num();
+  else if (key == "pid" || key == "next_pid" || key == "parent_pid")
+    e.pid = pid_value(v, file, line, key);
   else if (key == "prio" || key == "next_prio")
-    e.prio = small();
+    e.prio = prio_value(v, file, line, key);
   else if (key == "prev_comm")
     e.prev_comm = v;
   else if (key == "prev_pid")
-    e.prev_pid = num();
+    e.prev_pid = pid_value(v, file, line, key);
   else if (key == "prev_prio")
-    e.prev_prio = small();
-  else if (key == "prev_state")
+    e.prev_prio = prio_value(v, file, line, key);
+  else if (key == "prev_state") {
+    e.prev_leave = parse_prev_state(v, file, line);
     e.prev_state = v;
-  else if (key == "target_cpu")
-    e.target_cpu = cpu_number(v, file, line, key);
+  } else if (key == "target_cpu")
+    e.target_cpu = cpu_value(v, file, line, key);
   else if (key == "orig_cpu")
-    e.orig_cpu = cpu_number(v, file, line, key);
+    e.orig_cpu = cpu_value(v, file, line, key);
   else if (key == "dest_cpu")
-    e.dest_cpu = cpu_number(v, file, line, key);
+    e.dest_cpu = cpu_value(v, file, line, key);
   else if (key == "child_comm")
     e.child_comm = v;
   else if (key == "child_pid")
-    e.child_pid = num();
+    e.child_pid = pid_value(v, file, line, key);
   else if (key == "runtime")
-    e.runtime_ns = num();
+    e.runtime_ns = in_range(v, 0, INT64_MAX, "runtime", file, line, key);
+  else if (key == "vruntime")
+    in_range(v, 0, INT64_MAX, "vruntime", file, line, key);
+  else if (key == "success")
+    in_range(v, 0, 1, "success", file, line, key);
+  else if (key == "group_dead" && v != "true" && v != "false" && v != "0" && v != "1")
+    bad_field(file, line, key, "'" + std::string(v) + "' is neither true nor false");
+}
+
+// "comm:pid [prio]" of the trace-cmd plugins; comm may hold blanks and colons.
+void plugin_task(std::string_view s, std::string& comm, int64_t& pid, std::optional<int>& prio,
+                 const std::string& file, int line, const char* pid_key, const char* prio_key) {
+  s = trim_blanks(s);
+  const size_t open = s.rfind(" [");
+  if (open == std::string_view::npos || s.back() != ']')
+    bad_field(file, line, prio_key, "no [prio] after the task");
+  prio = prio_value(s.substr(open + 2, s.size() - open - 3), file, line, prio_key);
+  const std::string_view task = trim_blanks(s.substr(0, open));
+  const size_t colon = task.rfind(':');
+  if (colon == std::string_view::npos) bad_field(file, line, pid_key, "no comm:pid");
+  comm = task.substr(0, colon);
+  pid = pid_value(task.substr(colon + 1), file, line, pid_key);
+}
+
+// The sched_switch plugin: "prev:pid [prio] STATE ==> next:pid [prio]".
+void parse_plugin_switch(KernelEvent& e, std::string_view rest, const std::string& file, int line) {
+  const size_t arrow = rest.find(" ==> ");
+  if (arrow == std::string_view::npos) bad_field(file, line, "prev_pid", "missing");
+  std::string_view prev = trim_blanks(rest.substr(0, arrow));
+  const size_t sp = prev.rfind(' ');
+  if (sp == std::string_view::npos) bad_field(file, line, "prev_state", "missing");
+  e.prev_state = prev.substr(sp + 1);
+  e.prev_leave = parse_prev_state(e.prev_state, file, line);
+  plugin_task(prev.substr(0, sp), e.prev_comm, e.prev_pid, e.prev_prio, file, line, "prev_pid",
+              "prev_prio");
+  plugin_task(rest.substr(arrow + 5), e.comm, e.pid, e.prio, file, line, "next_pid", "next_prio");
+}
+
+// The sched_wakeup plugin: "comm:pid [prio] [success=1] CPU:NNN".
+void parse_plugin_wakeup(KernelEvent& e, std::string_view rest, const std::string& file, int line) {
+  std::string_view s = trim_blanks(rest);
+  const size_t cpu = s.rfind(" CPU:");
+  if (cpu != std::string_view::npos) {
+    e.target_cpu = cpu_value(s.substr(cpu + 5), file, line, "target_cpu");
+    s = trim_blanks(s.substr(0, cpu));
+  }
+  const size_t success = s.rfind(" success=");
+  if (success != std::string_view::npos) {
+    in_range(s.substr(success + 9), 0, 1, "success", file, line, "success");
+    s = trim_blanks(s.substr(0, success));
+  }
+  plugin_task(s, e.comm, e.pid, e.prio, file, line, "pid", "prio");
 }
 
 }  // namespace
@@ -152,9 +258,11 @@ void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::s
 KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line) {
   KernelEvent e;
   e.line = line;
-  // "<comm> <pid> [<cpu>] <time>: …" (perf) or "<comm>-<pid> [<cpu>] <flags> <time>: …"
-  // (trace-cmd). The CPU bracket is the anchor; the task name before it may contain anything.
   const std::string_view view = text;
+  if (const size_t nul = view.find('\0'); nul != std::string_view::npos)
+    bad_field(file, line, "line", "NUL byte at column " + std::to_string(nul + 1));
+  // "<comm> <pid>[/<tid>] [<cpu>] <time>: …" (perf) or "<comm>-<pid> [<cpu>] [<flags>] <time>:
+  // …" (trace-cmd). The CPU bracket is the anchor; the task name before it may contain anything.
   size_t open = view.find(" [");
   while (open != std::string_view::npos) {
     const size_t close = view.find(']', open);
@@ -162,14 +270,28 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
       break;
     open = view.find(" [", open + 1);
   }
-  if (open == std::string_view::npos) fail(file, line, "field 'cpu': no [CPU] column");
+  if (open == std::string_view::npos) bad_field(file, line, "cpu", "no [CPU] column");
   const size_t close = view.find(']', open);
-  e.cpu = cpu_number(view.substr(open + 2, close - open - 2), file, line, "cpu");
+  e.cpu = cpu_value(view.substr(open + 2, close - open - 2), file, line, "cpu");
+  const std::string_view head = trim_blanks(view.substr(0, open));
+  if (head.empty()) bad_field(file, line, "comm", "no task before [CPU]");
+  const size_t sp = head.find_last_of(' ');
+  const std::string_view last = sp == std::string_view::npos ? head : head.substr(sp + 1);
+  if (last == "-1" || (last.size() > 3 && last.substr(last.size() - 3) == "/-1")) {
+    // perf's header for a thread that had exited by the time perf resolved it: none known
+  } else if (const size_t slash = last.find('/');
+             slash != std::string_view::npos && all_digits(last.substr(0, slash)) &&
+             all_digits(last.substr(slash + 1))) {  // perf's pid/tid
+    pid_value(last.substr(0, slash), file, line, "pid");
+    e.current_pid = pid_value(last.substr(slash + 1), file, line, "tid");
+  } else if (!all_digits(last)) {  // trace-cmd's comm-pid
+    const size_t dash = last.rfind('-');
+    if (dash != std::string_view::npos && all_digits(last.substr(dash + 1)))
+      e.current_pid = pid_value(last.substr(dash + 1), file, line, "pid");
+  }
 
-  if (trim_blanks(view.substr(0, open)).empty())
-    fail(file, line, "field 'comm': no task before [CPU]");
-
-  // After the CPU: optional trace-cmd flags, "<seconds>:", an optional period, "<event>:".
+  // After the CPU: optional trace-cmd flags, "<seconds>:", an optional period (perf) or
+  // "(+delta)" (trace-cmd --ts-diff), "<event>:".
   size_t pos = close + 1;
   const auto next_token = [&]() -> std::string_view {
     const size_t b = view.find_first_not_of(' ', pos);
@@ -181,33 +303,52 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
   std::string_view tok = next_token();
   while (!tok.empty() && !(tok.back() == ':' && is_digit(tok.front()))) tok = next_token();
-  if (tok.empty()) fail(file, line, "field 'time': no '<seconds>:' after [CPU]");
+  if (tok.empty()) bad_field(file, line, "time", "no '<seconds>:' after [CPU]");
   e.time_ns = seconds_to_ns(tok.substr(0, tok.size() - 1), file, line);
   tok = next_token();
-  if (all_digits(tok)) tok = next_token();  // perf's period column
-  if (tok.empty() || tok.back() != ':') fail(file, line, "field 'event': missing");
+  if (all_digits(tok) || (tok.size() > 3 && tok.substr(0, 2) == "(+" && tok.back() == ')'))
+    tok = next_token();
+  if (tok.empty() || tok.back() != ':') bad_field(file, line, "event", "missing");
   std::string_view name = tok.substr(0, tok.size() - 1);
   if (name.substr(0, 6) == "sched:") name = name.substr(6);
   const EventKeys* ev = nullptr;
   for (const auto& candidate : event_table())
     if (name == candidate.name) ev = &candidate;
-  if (!ev) fail(file, line, "field 'event': unknown event '" + std::string(name) + "'");
+  if (!ev) bad_field(file, line, "event", "unknown event '" + std::string(name) + "'");
   e.kind = ev->kind;
 
-  std::array<Field, 8> fields;
-  const std::string_view rest =
-      pos < text.size() ? std::string_view(text).substr(pos) : std::string_view();
-  const size_t n = split_fields(rest, *ev, fields);
+  const std::string_view rest = pos < view.size() ? view.substr(pos) : std::string_view();
   const bool is_switch = e.kind == KernelEventKind::Switch;
-  bool has_pid = false, has_prev = false;
-  for (size_t i = 0; i < n; ++i) {
-    fill(e, fields[i].key, fields[i].value, file, line);
-    has_pid = has_pid || fields[i].key == (is_switch ? "next_pid" : "pid");
-    has_prev = has_prev || fields[i].key == "prev_pid";
+  const bool wakeup_like = e.kind == KernelEventKind::Wakeup ||
+                           e.kind == KernelEventKind::WakeupNew ||
+                           e.kind == KernelEventKind::Waking;
+  if (is_switch && find_key(rest, "prev_pid", 0) == std::string_view::npos &&
+      rest.find(" ==> ") != std::string_view::npos) {
+    parse_plugin_switch(e, rest, file, line);
+    return e;
   }
-  if (!has_pid)
-    fail(file, line, std::string("field '") + (is_switch ? "next_pid" : "pid") + "': missing");
-  if (is_switch && !has_prev) fail(file, line, "field 'prev_pid': missing");
+  if (wakeup_like && find_key(rest, "pid", 0) == std::string_view::npos &&
+      rest.find(" [") != std::string_view::npos) {
+    parse_plugin_wakeup(e, rest, file, line);
+    return e;
+  }
+
+  std::array<Field, 8> fields;
+  const size_t n = split_fields(rest, *ev, fields, file, line);
+  bool has_pid = false, has_prev = false, has_state = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (fields[i].value.empty()) bad_field(file, line, fields[i].key, "empty");
+    fill(e, fields[i].key, fields[i].value, file, line);
+    has_pid = has_pid || fields[i].key == (is_switch ? "next_pid" : "pid") ||
+              fields[i].key == "parent_pid";
+    has_prev = has_prev || fields[i].key == "prev_pid";
+    has_state = has_state || fields[i].key == "prev_state";
+  }
+  if (!has_pid) bad_field(file, line, is_switch ? "next_pid" : "pid", "missing");
+  if (is_switch && !has_prev) bad_field(file, line, "prev_pid", "missing");
+  if (is_switch && !has_state) bad_field(file, line, "prev_state", "missing");
+  if (e.kind == KernelEventKind::Fork && e.child_pid == 0)
+    bad_field(file, line, "child_pid", "missing");
   return e;
 }
 
@@ -216,10 +357,18 @@ PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
                                  const PerfParseOptions& options) {
   PerfParseStats stats;
   std::string raw;
+  bool first = true;
   for (int line = 1; std::getline(in, raw); ++line) {
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
-    const std::string s = trim(raw);
-    if (s.empty() || s[0] == '#') continue;
+    const std::string_view s = trim_blanks(raw);
+    if (s.empty() || (s[0] == '#' && s.find('\0') == std::string_view::npos)) continue;
+    if (first && s.substr(0, 5) == "cpus=") {  // trace-cmd report's first line
+      first = false;
+      stats.cpus =
+          static_cast<int>(in_range(s.substr(5), 1, kCpuMax + 1, "CPU count", file, line, "cpus"));
+      continue;
+    }
+    first = false;
     KernelEvent e;
     try {
       e = parse_perf_line(raw, file, line);
@@ -231,6 +380,11 @@ PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
     ++stats.events;
     sink(e);
   }
+  if (stats.events == 0)
+    throw Error(file + ": no sched events" +
+                (stats.skipped ? " (" + std::to_string(stats.skipped) +
+                                     " malformed lines skipped; first: " + stats.first_error + ")"
+                               : std::string(" (empty, or not perf script / trace-cmd text)")));
   return stats;
 }
 

@@ -98,9 +98,13 @@ RecordedFiles record(const RecordOptions& o) {
     files.dir = o.out_dir;
   }
   const std::string data = files.dir + "/perf.data", log = files.dir + "/perf.log";
-  std::vector<std::string> argv = {"perf", "record", "-q", "-o", data};
+  // As scripts/capture-kernel records: no build ids, large buffers (nothing lost on a busy
+  // machine), forks (so no task is seen mid-life) and sched_stat_runtime (the kernel's own
+  // accounting of each run).
+  std::vector<std::string> argv = {"perf", "record", "-q", "-B", "-m", "16M", "-o", data};
   for (const char* ev : {"sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup_new",
-                         "sched:sched_migrate_task", "sched:sched_process_exit"}) {
+                         "sched:sched_migrate_task", "sched:sched_process_exit",
+                         "sched:sched_process_fork", "sched:sched_stat_runtime"}) {
     argv.push_back("-e");
     argv.push_back(ev);
   }
@@ -153,8 +157,9 @@ RecordedFiles record(const RecordOptions& o) {
     throw Error("record: perf record failed (exit " + std::to_string(status) + "); see " + log);
 
   files.perf_text = files.dir + "/perf.txt";
-  const int s = wait_for(spawn(
-      {"perf", "script", "-i", data, "-F", "comm,pid,cpu,time,event,trace"}, log, files.perf_text));
+  const int s = wait_for(
+      spawn({"perf", "script", "-i", data, "--ns", "-F", "comm,pid,tid,cpu,time,event,trace"}, log,
+            files.perf_text));
   if (s != 0)
     throw Error("record: perf script failed (exit " + std::to_string(s) + "); see " + log);
   return files;

@@ -1,8 +1,19 @@
+// The event side of the kernel service layer (SPEC.md §6.2): where each fair task is — asleep,
+// queued on a CPU, running — as far as the recorded CPUs show it, and per CPU who runs, with
+// the windows whose switches were not recorded. Every change of where a task is becomes a join,
+// pick, stop or leave on the cfs_rqs of its group hierarchy on that CPU (kernel/cfs_rq_track.h),
+// which do the measuring.
 #include "kernel/service.h"
 
-#include <algorithm>
-#include <cmath>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <deque>
+#include <set>
+
+#include "kernel/cfs_rq_track.h"
+#include "kernel/group_weight.h"
+#include "kernel/verdict_book.h"
 #include "spec/features.h"
 #include "spec/properties.h"
 #include "spec/weights.h"
@@ -12,60 +23,124 @@ namespace {
 
 bool fair_prio(int prio) { return prio >= 100 && prio <= 139; }
 
-// The fluid clock of one task group on one CPU (SPEC.md §3 applied per group): v grows by
-// dt/W while a task of the group runs, so a runnable task of weight w is owed w·Δv.
-struct GroupClock {
-  double v = 0;
-  int64_t W = 0;
-  int sleepers = 0;  // runnable members that are not CPU-bound
-  double mixed = 0;  // time accounted while some member was a sleeper (monotone)
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+bool under(const std::string& path, const std::string& group) {
+  return path == group || (path.size() > group.size() &&
+                           path.compare(0, group.size(), group) == 0 && path[group.size()] == '/');
+}
+
+enum class Where : uint8_t { Unknown, Asleep, Runnable, Running, Gone };
+
+struct TaskState {
+  Where where = Where::Unknown;
+  int cpu = -1;           // Runnable/Running: its CPU; Asleep: the CPU it slept on
+  bool on_level = false;  // a member of its cfs_rqs on `cpu` (that CPU is judged)
+  bool seen = false;      // an event named it (or its fork), so its past is not "mid-life"
+  int64_t last_seen = 0;  // its last event
+  PrevState last_leave = PrevState::Runnable;
+  int64_t migrated_at = -1;  // joined by a migration of a task not known to sleep, then
+  int prio = 120;
+  std::string path;  // its group; "/?PID" when no snapshot or map gave one
+  bool group_known = false;
+  Range slice;
+  Reasons unknown;  // MissingSnapshot when group or slice is not known
+  // When it last left each other CPU it was on (woken or moved elsewhere): the load it had there
+  // stays in its groups' tg->load_avg until that CPU removes it (SPEC.md §6.2).
+  std::map<int, int64_t> left_cpu_at;
+
+  void move_to(int to, int64_t t) {
+    if (cpu >= 0 && cpu != to) left_cpu_at[cpu] = t;
+    cpu = to;
+  }
 };
 
-struct CpuState {
-  bool known = false;  // who runs here is known (after its first switch, until a fault)
+struct Timeline {
+  bool known = false;       // who runs here is known (after a switch, until a fault)
+  bool ever_known = false;  // judged from its first switch on
+  bool recorded = false;
   int64_t current = 0;
-  int64_t last_t = INT64_MIN;
+  int64_t since = 0;
   int64_t accounted_to = 0;
-  std::map<std::string, GroupClock> groups;
+  int64_t last_t = INT64_MIN;
+  int64_t last_idle = INT64_MIN;
+  int64_t first_event_ns = 0;
+  double unknown_ns = 0;  // time whose runner the trace does not show (before the first switch,
+                          // unrecorded windows)
+  // The first event since the last switch recorded while another task than `current` ran:
+  // who that was, and since when at the latest it ran (its sched_stat_runtime says how long).
+  int64_t revealed_pid = -1;
+  int64_t revealed_since = 0;
+  // sched_stat_runtime: the kernel's own accounting (rq_clock_task, without IRQ and steal
+  // time). Once the CPU records it, what a run gives the checks is its sum, not wall time.
+  bool stat_mode = false;
+  int64_t stat_pending = 0;   // of the running task, not yet accounted
+  int64_t revealed_stat = 0;  // of the revealed task, during an unrecorded window
 };
 
-struct LiveTask {
-  int cpu = -1;           // runnable on this CPU (-1: not runnable)
-  double v_join = 0;      // the group clock when its owed service was last folded in
-  double mixed_join = 0;  // the group's mixed time then
-  double base_ideal = 0;  // owed and received service when its runnable interval began
-  double base_counted = 0;
-  int64_t wait_since = -1;    // runnable and waiting since
-  bool woken = false;         // that wait started with a wakeup, not a preemption
-  bool sleeper = false;       // blocked or was woken in the window: not CPU-bound
-  bool with_sleeper = false;  // shared its group's CPU time with a sleeper
-  bool seen_sleeping = false;
-};
+// A wakeup this soon after the migration of the same task is its end (try_to_wake_up moves the
+// task, then enqueues it and records the wakeup).
+constexpr int64_t kSameArrivalNs = 1'000'000;
 
 }  // namespace
 
 class KernelServiceLayer::Impl {
  public:
-  Impl(std::string file, const KernelCheckOptions& o) {
+  Impl(std::string file, const KernelCheckOptions& o) : o_(o) {
     r_.file = std::move(file);
     r_.options = o;
     r_.tick_ns = make_params(preset_by_name("linux-6.18"), o.hz).tick_ns();
+    for (const auto& [pid, path] : o.group_of) members_[path].insert(pid);
+    for (const auto& [pid, path] : o.group_of)
+      for (std::string p = path; p != "/"; p = parent_of(p)) known_paths_.insert(p);
   }
 
   void on_event(const KernelEvent& e) {
-    if (e.cpu < 0) return;
-    if (r_.first_ns == 0) r_.first_ns = e.time_ns;
+    if (!started_) {
+      started_ = true;
+      r_.first_ns = e.time_ns;
+    }
     r_.last_ns = std::max(r_.last_ns, e.time_ns);
-    CpuState& cpu = cpu_state(e.cpu);
-    if (e.time_ns < cpu.last_t) {
-      problem(e, e.cpu,
-              "clock went backwards on this CPU: its state is dropped until the next "
-              "switch and the fluid sums of its tasks restart");
-      restart_cpu(e.cpu, {cpu.current});
-      cpu.known = false;
+    note_cpu(e.cpu);
+    for (const auto& c : {e.target_cpu, e.orig_cpu, e.dest_cpu})
+      if (c) note_cpu(*c);
+    Timeline& tl = timeline(e.cpu);
+    if (!tl.recorded) tl.first_event_ns = e.time_ns;
+    tl.recorded = true;
+    if (e.time_ns < tl.last_t) {
+      problem(e.line, e.cpu,
+              "clock went backwards on this CPU: who runs here is unknown until its next switch");
+      tl.known = false;
       return;
     }
-    cpu.last_t = e.time_ns;
+    tl.last_t = e.time_ns;
+    if (e.current_pid) {
+      names_current_ = true;
+      current_seen_.insert(*e.current_pid);
+    }
+    if (e.current_pid && tl.known && *e.current_pid != tl.current && tl.revealed_pid < 0) {
+      tl.revealed_pid = *e.current_pid;
+      tl.revealed_since = e.time_ns;
+      if (e.kind == KernelEventKind::StatRuntime && e.pid == *e.current_pid && e.runtime_ns)
+        tl.revealed_since = std::max(tl.since, e.time_ns - *e.runtime_ns);
+    }
+    if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns) {
+      tl.stat_mode = true;
+      if (tl.known && e.pid == tl.current) {
+        tl.stat_pending += *e.runtime_ns;
+        // The tick calls update_curr(), which records this: more than a tick of run since the
+        // last record means the tick came late.
+        const int64_t late = *e.runtime_ns - r_.tick_ns;
+        if (late > 0)
+          for (const auto& [path, id] : chain_on(tl.current, e.cpu))
+            level(e.cpu, path).late_tick(id, static_cast<double>(late));
+      } else if (tl.known && e.pid == tl.revealed_pid) {
+        tl.revealed_stat += *e.runtime_ns;
+      }
+    }
     switch (e.kind) {
       case KernelEventKind::Switch:
         on_switch(e);
@@ -77,293 +152,714 @@ class KernelServiceLayer::Impl {
       case KernelEventKind::Migrate:
         on_migrate(e);
         break;
-      case KernelEventKind::Exit:
-        if (TaskService* t = task(e.pid, e.comm, e.prio)) leave(*t, e.time_ns, false);
-        break;
-      case KernelEventKind::Waking:
       case KernelEventKind::Fork:
+        on_fork(e);
+        break;
+      case KernelEventKind::Exit:
+      case KernelEventKind::Waking:
       case KernelEventKind::StatRuntime:
         break;
     }
   }
 
+  void note_machine_cpus(int n) {
+    if (!o_.machine_cpus) {
+      o_.machine_cpus = n;
+      machine_source_ = "trace-cmd's cpus= line";
+    }
+  }
+
   KernelReport finish() {
     for (size_t c = 0; c < cpus_.size(); ++c) advance(static_cast<int>(c), r_.last_ns);
-    for (auto& [pid, t] : r_.tasks) {
-      LiveTask& lt = live_[pid];
-      if (lt.cpu >= 0) settle(t, lt, r_.last_ns);
+    for (auto& [key, level] : levels_) level->finish(r_.last_ns, 0);
+    r_.machine_cpus = o_.machine_cpus.value_or(max_cpu_ + 1);
+    r_.machine_cpus_source = !o_.machine_cpus          ? "the CPUs the trace names"
+                             : machine_source_.empty() ? "the snapshot's cpu# sections"
+                                                       : machine_source_;
+    r_.all_cpus_recorded = true;
+    for (int c = 0; c < r_.machine_cpus; ++c) {
+      const bool rec = static_cast<size_t>(c) < cpus_.size() && cpus_[c].recorded;
+      if (rec)
+        r_.recorded_cpus.push_back(c);
+      else
+        r_.all_cpus_recorded = false;
     }
-    r_.ncpus = static_cast<int>(cpus_.size());
-    r_.slice_ns = r_.options.base_slice_ns != 0
-                      ? r_.options.base_slice_ns
-                      : make_params(preset_by_name("linux-6.18"), r_.options.hz,
-                                    std::clamp(r_.ncpus, 1, 8))  // the factor stops at 8
-                            .base_slice_ns();
-    for (auto& [pid, t] : r_.tasks)
-      if (t.slice_ns == 0) t.slice_ns = r_.slice_ns;
-    verdicts();
+    if (o_.base_slice_ns) {
+      r_.base_slice_ns = Range::exact(static_cast<double>(*o_.base_slice_ns));
+      r_.base_slice_source = o_.base_slice_source;
+    } else {
+      const int n = std::clamp(r_.machine_cpus, 1, 8);  // the CPU factor stops at 8
+      r_.base_slice_ns = Range::exact(
+          static_cast<double>(make_params(preset_by_name("linux-6.18"), o_.hz, n).base_slice_ns()));
+      r_.base_slice_source = "assumed: linux-6.18's default for " + std::to_string(n) +
+                             " CPUs (no snapshot gave sysctl_sched_base_slice)";
+    }
+    for (auto& [pid, t] : r_.tasks) {
+      const TaskState& s = tasks_.at(pid);
+      t.slice_ns = s.slice;
+      t.group = s.group_known ? s.path : "?";
+      t.group_known = s.group_known;
+      if (!t.phases.empty()) t.phases.back().to_ns = std::max(t.phases.back().to_ns, s.last_seen);
+    }
+    for (auto& [path, g] : r_.groups) {
+      g.path = path;
+      const auto k = o_.groups.find(path);
+      if (k != o_.groups.end()) g.shares = k->second.shares;
+    }
+    for (const auto& [pid, t] : r_.tasks)
+      if (t.group_known)
+        for (std::string p = t.group; p != "/"; p = parent_of(p))
+          r_.groups[p].runtime_ns += t.runtime_ns;
+    for (auto& [path, g] : r_.groups) g.path = path;
+    classify_windows();
+    book_.close(r_, r_.all_cpus_recorded, [&](int64_t id) { return name(id); });
     return std::move(r_);
   }
 
  private:
-  CpuState& cpu_state(int c) {
+  // --- bookkeeping -----------------------------------------------------------------------
+
+  void note_cpu(int c) { max_cpu_ = std::max(max_cpu_, c); }
+
+  Timeline& timeline(int c) {
     if (static_cast<size_t>(c) >= cpus_.size()) cpus_.resize(static_cast<size_t>(c) + 1);
     return cpus_[static_cast<size_t>(c)];
   }
 
-  void problem(const KernelEvent& e, int cpu, std::string msg) {
-    if (r_.problems.size() < 200) r_.problems.push_back({e.line, cpu, std::move(msg)});
+  // Whether every CPU of the machine has recorded an event by now (unknown CPU count: no).
+  bool every_cpu_recorded() const {
+    if (!o_.machine_cpus) return false;
+    for (int c = 0; c < *o_.machine_cpus; ++c)
+      if (static_cast<size_t>(c) >= cpus_.size() || !cpus_[static_cast<size_t>(c)].recorded)
+        return false;
+    return true;
   }
 
-  TaskService* task(int64_t pid, const std::string& comm, std::optional<int> prio) {
+  // A CPU is judged once it has recorded an event (and --cpu does not exclude it).
+  bool judged(int c) { return timeline(c).recorded && (!o_.only_cpu || *o_.only_cpu == c); }
+
+  void problem(int line, int cpu, std::string msg) {
+    ++r_.problem_count;
+    if (r_.problems.size() < kMaxProblems) r_.problems.push_back({line, cpu, std::move(msg)});
+  }
+
+  std::string name(int64_t id) const {
+    if (id < 0) {
+      const auto& [path, cpu] = gnames_[static_cast<size_t>(-id - 1)];
+      return "group " + path + " on cpu" + std::to_string(cpu);
+    }
+    const auto it = r_.tasks.find(id);
+    return (it == r_.tasks.end() ? std::string("?") : it->second.comm) + ":" + std::to_string(id);
+  }
+
+  int64_t gid(const std::string& path, int cpu) {
+    const auto key = std::make_pair(path, cpu);
+    const auto it = gids_.find(key);
+    if (it != gids_.end()) return it->second;
+    gnames_.push_back(key);
+    const int64_t id = -static_cast<int64_t>(gnames_.size());
+    gids_[key] = id;
+    return id;
+  }
+
+  LevelContext& context(int cpu) {
+    while (contexts_.size() <= static_cast<size_t>(cpu)) {
+      const int c = static_cast<int>(contexts_.size());
+      LevelContext& ctx = contexts_.emplace_back();
+      ctx.cpu = c;
+      ctx.tick_ns = r_.tick_ns;
+      ctx.user_threshold_ns = o_.starvation_ns;
+      ctx.book = &book_;
+      ctx.name = [this](int64_t id) { return name(id); };
+      ctx.on_fluid = [this](int64_t id, const FluidTotals& f) { on_fluid(id, f); };
+      ctx.on_wait = [this](int64_t id, const WaitFigure& w) { on_wait(id, w); };
+      ctx.cpu_unknown_ns = &timeline(c).unknown_ns;
+    }
+    return contexts_[static_cast<size_t>(cpu)];
+  }
+
+  CfsRqTrack& level(int cpu, const std::string& path) {
+    auto& slot = levels_[{cpu, path}];
+    if (!slot) slot = std::make_unique<CfsRqTrack>(path, &context(cpu));
+    return *slot;
+  }
+
+  // The fair task `pid`, created on its first appearance with a fair prio; nullptr for others.
+  TaskState* task(int64_t pid, const std::string& comm, std::optional<int> prio, int64_t t,
+                  int line) {
     if (pid == 0) return nullptr;
-    auto it = r_.tasks.find(pid);
-    if (it == r_.tasks.end()) {
+    auto it = tasks_.find(pid);
+    if (it == tasks_.end()) {
       if (!prio || !fair_prio(*prio)) return nullptr;
-      TaskService t;
-      t.pid = pid;
-      t.weight = nice_to_weight(*prio - 120);
-      const auto g = r_.options.group_of.find(pid);
-      if (g != r_.options.group_of.end()) t.group = g->second;
-      const auto s = r_.options.slice_of.find(pid);
-      if (s != r_.options.slice_of.end()) t.slice_ns = s->second;
-      it = r_.tasks.emplace(pid, t).first;
-    }
-    TaskService& t = it->second;
-    if (!comm.empty()) t.comm = comm;
-    if (prio && fair_prio(*prio) && *prio != t.prio) reweight(t, *prio);
-    return &t;
-  }
-
-  GroupClock& clock_of(const TaskService& t, const LiveTask& lt) {
-    return cpus_[static_cast<size_t>(lt.cpu)].groups[t.group];
-  }
-
-  // Folds what the group clock owes t into its sums and takes its lag extremes: a waiting
-  // task's lag only grows and a running task's only shrinks, so the extremes fall on the
-  // instants at which this is called (its switches, migrations, leaving, the end).
-  void settle(TaskService& t, LiveTask& lt, int64_t now) {
-    GroupClock& g = clock_of(t, lt);
-    t.ideal_ns += static_cast<double>(t.weight) * (g.v - lt.v_join);
-    lt.v_join = g.v;
-    if (g.mixed != lt.mixed_join) lt.with_sleeper = true;
-    lt.mixed_join = g.mixed;
-    const double lag = (t.ideal_ns - lt.base_ideal) - (t.counted_ns - lt.base_counted);
-    t.min_lag_ns = std::min(t.min_lag_ns, lag);
-    t.max_lag_ns = std::max(t.max_lag_ns, lag);
-    if (lt.wait_since >= 0) t.longest_wait_ns = std::max(t.longest_wait_ns, now - lt.wait_since);
-  }
-
-  void reweight(TaskService& t, int prio) {
-    LiveTask& lt = live_[t.pid];
-    const int64_t w = nice_to_weight(prio - 120);
-    if (lt.cpu >= 0) {
-      settle(t, lt, cpus_[static_cast<size_t>(lt.cpu)].accounted_to);
-      clock_of(t, lt).W += w - t.weight;
-    }
-    t.prio = prio;
-    t.weight = w;
-  }
-
-  // Accounts [accounted_to, t) on one CPU to the running task and its group's clock.
-  void advance(int c, int64_t t) {
-    CpuState& cpu = cpu_state(c);
-    const int64_t dt = t - cpu.accounted_to;
-    cpu.accounted_to = std::max(cpu.accounted_to, t);
-    if (!cpu.known || dt <= 0 || cpu.current == 0) return;
-    if (r_.options.only_cpu && *r_.options.only_cpu != c) return;
-    const auto run = r_.tasks.find(cpu.current);
-    if (run == r_.tasks.end()) return;
-    TaskService& ts = run->second;
-    ts.runtime_ns += dt;
-    if (live_[ts.pid].cpu != c) return;  // running without a known runnable interval
-    GroupClock& g = cpu.groups[ts.group];
-    g.v += static_cast<double>(dt) / static_cast<double>(g.W);
-    if (g.sleepers > 0) g.mixed += static_cast<double>(dt);
-    ts.counted_ns += static_cast<double>(dt);
-  }
-
-  void join(TaskService& t, int c, int64_t now) {
-    LiveTask& lt = live_[t.pid];
-    if (lt.cpu >= 0) leave(t, now, false, /*keep_interval=*/true);
-    advance(c, now);
-    lt.cpu = c;
-    GroupClock& g = clock_of(t, lt);
-    g.W += t.weight;
-    if (lt.sleeper) ++g.sleepers;
-    lt.v_join = g.v;
-    lt.mixed_join = g.mixed;
-    lt.wait_since = now;
-    lt.woken = false;
-  }
-
-  // Leaves the runqueue: blocking, exiting, or (keep_interval) moving to another CPU.
-  void leave(TaskService& t, int64_t now, bool blocks, bool keep_interval = false) {
-    LiveTask& lt = live_[t.pid];
-    if (lt.cpu >= 0) {
-      advance(lt.cpu, now);
-      settle(t, lt, now);
-      GroupClock& g = clock_of(t, lt);
-      g.W -= t.weight;
-      if (lt.sleeper) --g.sleepers;
-    }
-    lt.cpu = -1;
-    if (keep_interval) return;
-    lt.wait_since = -1;
-    lt.sleeper = lt.sleeper || blocks;
-    lt.seen_sleeping = true;
-  }
-
-  void begin_interval(TaskService& t) {
-    LiveTask& lt = live_[t.pid];
-    lt.base_ideal = t.ideal_ns;
-    lt.base_counted = t.counted_ns;
-  }
-
-  // A fault on this CPU: the sums of whoever was runnable here (and of the named tasks) cover a
-  // window the trace does not show, so they restart now; that window is excluded.
-  void restart_cpu(int c, std::initializer_list<int64_t> named) {
-    for (auto& [pid, t] : r_.tasks) {
-      LiveTask& lt = live_[pid];
-      const bool named_here = std::find(named.begin(), named.end(), pid) != named.end();
-      if (lt.cpu != c && !named_here) continue;
-      if (lt.cpu >= 0) {
-        lt.v_join = clock_of(t, lt).v;
-        lt.mixed_join = clock_of(t, lt).mixed;
+      TaskState s;
+      s.prio = *prio;
+      s.last_seen = r_.first_ns;
+      const auto g = o_.group_of.find(pid);
+      if (g != o_.group_of.end()) {
+        s.path = g->second;
+        s.group_known = true;
+      } else {  // somewhere under the root: an entity of the root of unknown weight
+        s.path = "/";
+        s.unknown |= Reason::MissingSnapshot;
       }
-      t.ideal_ns = t.counted_ns = t.min_lag_ns = t.max_lag_ns = 0;
-      lt.base_ideal = lt.base_counted = 0;
-      lt.wait_since = -1;  // it may have run unseen: its current wait is unknown
-      ++r_.restarted_windows;
+      s.slice = slice_of(pid);
+      if (!s.slice.is_exact()) s.unknown |= Reason::MissingSnapshot;
+      it = tasks_.emplace(pid, s).first;
+      TaskService& ts = r_.tasks[pid];
+      ts.pid = pid;
+      ts.prio = *prio;
+      ts.weight = nice_to_weight(*prio - 120);
+      ts.phases.push_back({*prio, ts.weight, t, t});
+    }
+    TaskState& s = it->second;
+    TaskService& ts = r_.tasks[pid];
+    if (!comm.empty() && comm != "<...>") ts.comm = comm;
+    if (prio && !fair_prio(*prio)) {  // it left the fair class (sched_setscheduler)
+      if (s.where == Where::Runnable || s.where == Where::Running) remove(s, pid, t, line, false);
+      s.where = Where::Unknown;
+      return nullptr;
+    }
+    if (prio && *prio != s.prio) reprio(s, pid, *prio, t, line);
+    ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
+    return &s;
+  }
+
+  Range slice_of(int64_t pid) const {
+    const auto s = o_.slice_of.find(pid);
+    if (s != o_.slice_of.end()) return Range::exact(static_cast<double>(s->second));
+    return {static_cast<double>(kMinCustomSliceNs), static_cast<double>(kMaxCustomSliceNs)};
+  }
+
+  // A task of unknown group stands at the root for its group's entity, whose weight is
+  // anything MIN_SHARES..MAX_SHARES.
+  EntityInfo task_info(int64_t pid, const TaskState& s) const {
+    const Range w = s.group_known
+                        ? Range::exact(static_cast<double>(nice_to_weight(s.prio - 120)))
+                        : Range{static_cast<double>(kMinWeight), static_cast<double>(kMaxWeight)};
+    // The figures take it as a task of the root (stated in the report's "groups" line).
+    return {pid, w, s.slice, s.unknown, static_cast<double>(nice_to_weight(s.prio - 120))};
+  }
+
+  // A group entity's weight and slice on a CPU now (SPEC.md §6.2).
+  EntityInfo group_info(const std::string& path, int cpu, int64_t t) {
+    EntityInfo e;
+    e.id = gid(path, cpu);
+    Range shares{static_cast<double>(kMinWeight), static_cast<double>(kMaxWeight)};
+    const auto k = o_.groups.find(path);
+    const bool flat = std::none_of(known_paths_.begin(), known_paths_.end(),
+                                   [&](const auto& p) { return p != path && under(p, path); });
+    if (k != o_.groups.end() && k->second.shares && flat && path.find('?') == std::string::npos)
+      shares = *k->second.shares;
+    double w_run = 0, residue = 0, unseen = 0;
+    bool sample_ok = true;  // the snapshot's figure for the other CPUs' load still applies
+    Range slice;
+    bool first = true;
+    for (const int64_t pid : members_[path]) {
+      const auto it = tasks_.find(pid);
+      const double w =
+          static_cast<double>(nice_to_weight((it == tasks_.end() ? 120 : it->second.prio) - 120));
+      if (it != tasks_.end()) {
+        slice = first ? it->second.slice : slice.hull(it->second.slice);
+        first = false;
+      }
+      if (it == tasks_.end() || !it->second.seen) {
+        // Not in the trace yet: asleep since it began where its CPU is recorded; on a CPU
+        // that is not, anything, unless a snapshot saw it asleep and what its group left there.
+        const auto snap = o_.snapshot_tasks.find(pid);
+        if (snap == o_.snapshot_tasks.end()) {
+          unseen = std::numeric_limits<double>::infinity();
+        } else if (snap->second.cpu != cpu) {
+          const int x = snap->second.cpu;
+          if (static_cast<size_t>(x) < cpus_.size() && cpus_[x].recorded)
+            unseen += residue_after(w, t - r_.first_ns);
+          else
+            unseen = std::numeric_limits<double>::infinity();
+          if (snap->second.state == 'R') sample_ok = false;
+        }
+        continue;
+      }
+      const TaskState& s = it->second;
+      switch (s.where) {
+        case Where::Runnable:
+        case Where::Running:
+          if (s.cpu == cpu && s.on_level)
+            w_run += w;
+          else
+            residue = std::numeric_limits<double>::infinity();
+          break;
+        case Where::Asleep:
+          if (s.cpu != cpu) residue += residue_after(w, t - s.last_seen);
+          break;
+        case Where::Unknown:
+          residue += residue_after(w, t - s.last_seen);
+          break;
+        case Where::Gone:
+          break;
+      }
+      // What it left on the other CPUs it was on lately (the CPU it sleeps on is counted above).
+      const bool resting = s.where == Where::Asleep || s.where == Where::Unknown;
+      if (s.where != Where::Gone)
+        for (const auto& [c, at] : s.left_cpu_at)
+          if (c != cpu && !(resting && c == s.cpu)) residue += residue_after(w, t - at);
+    }
+    if (k != o_.groups.end() && sample_ok)
+      for (const auto& sample : k->second.samples)
+        if (sample.cpu == cpu) {  // the snapshot's figure for what the other CPUs carried
+          const double dt = static_cast<double>(t - sample.at_ns);
+          const double bound = dt >= 0 ? residue_after(sample.other_load, t - sample.at_ns)
+                                       : sample.other_load * std::exp2(-dt / (32 * 1'024'000.0));
+          unseen = std::min(unseen, bound);
+        }
+    e.weight = group_entity_weight(shares, w_run, residue + unseen);
+    e.slice = first ? Range{static_cast<double>(kMinCustomSliceNs),
+                            static_cast<double>(kMaxCustomSliceNs)}
+                    : slice;
+    if (!e.weight.is_exact()) e.unknown |= Reason::WeightUnknown;
+    if (!e.slice.is_exact()) e.unknown |= Reason::MissingSnapshot;
+    return e;
+  }
+
+  // The cfs_rqs from the task's own up to the root, with the entity that stands for it in each.
+  std::vector<std::pair<std::string, int64_t>> chain(int64_t pid, const TaskState& s, int cpu) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    out.emplace_back(s.path, pid);
+    for (std::string p = s.path; p != "/"; p = parent_of(p))
+      out.emplace_back(parent_of(p), gid(p, cpu));
+    return out;
+  }
+
+  // --- presence on the cfs_rqs -----------------------------------------------------------
+
+  void add(TaskState& s, int64_t pid, int cpu, int64_t t, JoinKind kind, bool woken,
+           int64_t earliest = 0, Reasons why = {}) {
+    s.move_to(cpu, t);
+    s.on_level = judged(cpu);
+    if (!s.on_level) return;
+    members_[s.path].insert(pid);
+    const auto ch = chain(pid, s, cpu);
+    for (size_t i = 0; i < ch.size(); ++i) {
+      const auto& [path, id] = ch[i];
+      CfsRqTrack& lv = level(cpu, path);
+      const bool was_empty = i > 0 && !lv.has(id);
+      if (i == 0) {
+        lv.forget_sleeper(pid);
+        lv.join(task_info(pid, s), t, kind, woken, earliest, why);
+      } else if (was_empty) {
+        lv.join(group_info(ch[i - 1].first, cpu, t), t,
+                kind == JoinKind::New ? JoinKind::Woken : kind, woken, earliest, why);
+      } else {
+        break;  // the group entity was queued already: nothing above changes
+      }
+    }
+    refresh_groups(s.path, t);
+  }
+
+  // Leaves its cfs_rqs on its CPU (unseen: at a moment since its last sighting).
+  void remove(TaskState& s, int64_t pid, int64_t t, int line, bool unseen, Reasons why = {}) {
+    if (!s.on_level) return;
+    s.on_level = false;
+    const int cpu = s.cpu;
+    const auto ch = chain(pid, s, cpu);
+    for (size_t i = 0; i < ch.size(); ++i) {
+      const auto& [path, id] = ch[i];
+      CfsRqTrack& lv = level(cpu, path);
+      if (i > 0 && !level(cpu, ch[i - 1].first).empty()) break;
+      if (unseen)
+        lv.leave_unseen(id, t, line, why);
+      else
+        lv.leave(id, t, line);
+    }
+    refresh_groups(s.path, t);
+  }
+
+  // The weights of the group's entities on every judged CPU follow where its tasks are.
+  void refresh_groups(const std::string& path, int64_t t) {
+    for (std::string p = path; p != "/"; p = parent_of(p))
+      for (size_t c = 0; c < cpus_.size(); ++c) {
+        const auto lv = levels_.find({static_cast<int>(c), parent_of(p)});
+        if (lv == levels_.end()) continue;
+        const int64_t id = gid(p, static_cast<int>(c));
+        if (lv->second->has(id)) lv->second->drift(group_info(p, static_cast<int>(c), t), t, 0);
+      }
+  }
+
+  void reprio(TaskState& s, int64_t pid, int prio, int64_t t, int line) {
+    s.prio = prio;
+    TaskService& ts = r_.tasks[pid];
+    ts.prio = prio;
+    ts.weight = nice_to_weight(prio - 120);
+    if (s.on_level) {  // the old phase's fluid figures go to it, before the new one opens
+      const bool running = s.where == Where::Running;
+      level(s.cpu, s.path).change(task_info(pid, s), t, line, running);
+    }
+    ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
+    ts.phases.push_back({prio, ts.weight, t, t});
+    if (s.on_level) refresh_groups(s.path, t);
+  }
+
+  // A missing switch-out is the tracer's habit, not a fault, when it is out of the idle task or
+  // out of a task of which nothing else is ever recorded (no switch-out, never the current
+  // task of an event) — seen so at least twice when the trace cannot name current tasks.
+  // Otherwise events were lost.
+  void classify_windows() {
+    std::map<int64_t, int> count;
+    for (const auto& w : windows_) ++count[w.blind];
+    for (const auto& w : windows_) {
+      const bool silent = recorded_out_.count(w.blind) == 0 && current_seen_.count(w.blind) == 0;
+      if (w.blind == 0 || (silent && (names_current_ || count[w.blind] >= 2))) {
+        UnrecordedRuns& u = r_.unrecorded[w.blind];
+        ++u.windows;
+        u.total_ns += w.length_ns;
+      } else {
+        problem(
+            w.line, w.cpu,
+            fmt::format("switch away from pid {} but pid {} was running (events lost): {:.3f} ms "
+                        "not accounted",
+                        w.revealed, w.blind, static_cast<double>(w.length_ns) / 1e6));
+      }
     }
   }
+
+  // --- per-CPU time ----------------------------------------------------------------------
+
+  // Accounts [accounted_to, t) on CPU c to the task running there.
+  void advance(int c, int64_t t) {
+    Timeline& tl = timeline(c);
+    const int64_t dt = t - tl.accounted_to;
+    tl.accounted_to = std::max(tl.accounted_to, t);
+    if (!tl.known || dt <= 0 || tl.current == 0) return;
+    const auto it = tasks_.find(tl.current);
+    if (it == tasks_.end()) return;
+    TaskState& s = it->second;
+    if (!o_.only_cpu || *o_.only_cpu == c) {
+      TaskService& ts = r_.tasks[tl.current];
+      ts.runtime_ns += dt;
+      ts.phases.back().runtime_ns += dt;
+    }
+    if (!s.on_level || s.cpu != c || s.where != Where::Running) return;
+    const int64_t served = tl.stat_mode ? tl.stat_pending : dt;
+    tl.stat_pending = 0;
+    for (const auto& [path, id] : chain(tl.current, s, c)) level(c, path).run(id, served);
+    for (std::string p = s.path; p != "/"; p = parent_of(p))
+      level(c, parent_of(p)).drift(group_info(p, c, t), t, 0);
+  }
+
+  using Chain = std::vector<std::pair<std::string, int64_t>>;
+
+  // The chain of a task present on c's cfs_rqs (empty otherwise).
+  Chain chain_on(int64_t pid, int c) {
+    const auto it = tasks_.find(pid);
+    if (pid == 0 || it == tasks_.end() || !it->second.on_level || it->second.cpu != c) return {};
+    return chain(pid, it->second, c);
+  }
+
+  static bool contains(const Chain& ch, const std::pair<std::string, int64_t>& x) {
+    return std::find(ch.begin(), ch.end(), x) != ch.end();
+  }
+
+  // A switch stops the entities of the outgoing chain that the incoming one does not share.
+  void stop_chain(int c, const Chain& out, const Chain& in, int64_t t) {
+    for (const auto& x : out)
+      if (!contains(in, x)) {
+        CfsRqTrack& lv = level(c, x.first);
+        if (lv.has(x.second)) lv.stop(x.second, t);
+      }
+  }
+
+  // … and picks those of the incoming chain the outgoing one did not share (window: the pick
+  // fell at an unknown moment in [window, t]).
+  void pick_chain(int c, const Chain& in, const Chain& out, int64_t t, int line,
+                  std::optional<int64_t> window) {
+    for (const auto& x : in)
+      if (!contains(out, x)) level(c, x.first).pick(x.second, t, line, window);
+  }
+
+  // The window [from, to) on CPU c held switches the trace lacks: `blind` ran from `from`,
+  // `revealed` was running at `to`; only they (and tasks the tracer never records) can have run.
+  void unrecorded(int c, int64_t blind, int64_t revealed, int64_t from, int64_t to, int line) {
+    Timeline& tl = timeline(c);
+    const double len = static_cast<double>(to - from);
+    // An event recorded while `revealed` ran pins down the latest moment its run began: that
+    // much of the window is its service, only the rest is unknown.
+    const int64_t sure_from =
+        tl.revealed_pid == revealed ? std::clamp(tl.revealed_since, from, to) : to;
+    // With the kernel's accounting, the revealed task's service since its pick is all there.
+    const bool exact = tl.stat_mode && tl.revealed_pid == revealed;
+    const int64_t revealed_served = exact ? tl.revealed_stat : to - sure_from;
+    const int64_t unknown =
+        exact ? std::max<int64_t>(0, to - from - tl.revealed_stat) : sure_from - from;
+    if (judged(c)) tl.unknown_ns += static_cast<double>(unknown);
+    tl.accounted_to = to;
+    windows_.push_back({line, c, blind, revealed, to - from});
+    const Reasons why = Reason::UnrecordedSwitch;
+    const Chain out = chain_on(blind, c);
+    TaskState* x = tasks_.count(revealed) ? &tasks_.at(revealed) : nullptr;
+    const Chain in = x ? chain(revealed, *x, c) : Chain();
+    for (const auto& [path, id] : out) level(c, path).uncertain(id, len, why);
+    stop_chain(c, out, in, from);
+    if (!out.empty()) {
+      TaskState& b = tasks_.at(blind);
+      remove(b, blind, from, line, false);
+      b.where = Where::Unknown;
+      b.last_seen = from;
+    }
+    if (!x) return;
+    const bool was_queued = x->where == Where::Runnable && x->cpu == c && x->on_level;
+    if (!was_queued) appear(*x, revealed, c, to, line);
+    x->where = Where::Running;
+    x->move_to(c, to);
+    pick_chain(c, chain_on(revealed, c), out, sure_from, line, from);
+    for (const auto& [path, id] : chain_on(revealed, c)) {
+      level(c, path).run(id, revealed_served);
+      if (!exact) level(c, path).uncertain(id, static_cast<double>(sure_from - from), why);
+    }
+  }
+
+  // The task is on c's cfs_rqs though the trace did not show it arrive: it was believed
+  // elsewhere (it left there unseen), asleep (woken where nothing was recorded) or never seen.
+  void appear(TaskState& s, int64_t pid, int c, int64_t t, int line) {
+    if ((s.where == Where::Runnable || s.where == Where::Running) && s.on_level)
+      remove(s, pid, t, line, true, Reason::LeftUnseen);
+    if (s.where == Where::Asleep && s.on_level) level(s.cpu, s.path).forget_sleeper(pid);
+    // Its arrival went unrecorded: on a CPU the trace does not hold, or, where it holds every
+    // CPU, while a task ran that the tracer records nothing of.
+    const Reasons why = !s.seen                ? Reason::MidLife
+                        : every_cpu_recorded() ? Reason::UnrecordedSwitch
+                                               : Reason::UntracedCpu;
+    const int64_t earliest = std::max(s.last_seen, timeline(c).last_idle);
+    add(s, pid, c, t, JoinKind::Appeared, false, earliest, why);
+  }
+
+  // --- events --------------------------------------------------------------------------
 
   void on_switch(const KernelEvent& e) {
-    CpuState& cpu = cpu_state(e.cpu);
-    if (cpu.known && cpu.current != e.prev_pid) {
-      problem(e, e.cpu,
-              "switch away from pid " + std::to_string(e.prev_pid) + " but pid " +
-                  std::to_string(cpu.current) +
-                  " was running (events lost): the fluid sums of this CPU's tasks "
-                  "restart here");
-      cpu.accounted_to = e.time_ns;  // the window since the last good event is not accounted
-      restart_cpu(e.cpu, {e.prev_pid, cpu.current});
+    const int c = e.cpu;
+    const int64_t t = e.time_ns;
+    Timeline& tl = timeline(c);
+    const bool first = !tl.ever_known;
+    tl.ever_known = true;
+    if (first && judged(c)) tl.unknown_ns += static_cast<double>(t - tl.first_event_ns);
+    bool windowed = false;
+    if (tl.known && tl.current != e.prev_pid) {
+      unrecorded(c, tl.current, e.prev_pid, tl.since, t, e.line);
+      windowed = true;
+    } else if (tl.known) {
+      advance(c, t);
+    } else if (first && e.prev_pid != 0 && (!o_.only_cpu || *o_.only_cpu == c) &&
+               task(e.prev_pid, e.prev_comm, e.prev_prio, t, e.line)) {
+      // As perf sched latency and an independent count do, the time before a CPU's first
+      // switch goes to the task it switches away from (runtime only: nothing is measured).
+      r_.tasks[e.prev_pid].runtime_ns += t - r_.first_ns;
+      r_.tasks[e.prev_pid].phases.back().runtime_ns += t - r_.first_ns;
     }
-    advance(e.cpu, e.time_ns);
-    if (TaskService* prev = task(e.prev_pid, e.prev_comm, e.prev_prio)) {
-      LiveTask& lt = live_[prev->pid];
-      const char st = e.prev_state.empty() ? 'R' : e.prev_state[0];
-      if (st == 'R') {  // preempted: runnable, waiting again
-        if (lt.cpu != e.cpu) {
-          join(*prev, e.cpu, e.time_ns);
-          begin_interval(*prev);
+    tl.accounted_to = t;
+    if (e.prev_pid != 0) recorded_out_.insert(e.prev_pid);
+
+    TaskState* p = task(e.prev_pid, e.prev_comm, e.prev_prio, t, e.line);
+    if (p && !windowed && !(p->where == Where::Running && p->cpu == c)) {
+      // Found running (the CPU's first switch, or after a fault): when it was picked is unknown.
+      appear(*p, e.prev_pid, c, t, e.line);
+      p->where = Where::Running;
+      const int64_t earliest = std::max(p->last_seen, tl.last_idle);
+      pick_chain(c, chain_on(e.prev_pid, c), {}, t, e.line, earliest);
+    }
+    TaskState* n = e.pid == 0 ? nullptr : task(e.pid, e.comm, e.prio, t, e.line);
+    const Chain out = p ? chain_on(e.prev_pid, c) : Chain();
+    const Chain in_prospect = n ? chain(e.pid, *n, c) : Chain();
+    const bool prev_stays =
+        e.prev_leave == PrevState::Runnable || e.prev_leave == PrevState::Preempted;
+    // A task that blocks leaves instead of waiting; its groups stop if the next is not theirs.
+    stop_chain(c, prev_stays || out.empty() ? out : Chain(out.begin() + 1, out.end()), in_prospect,
+               t);
+    if (p) {
+      p->move_to(c, t);
+      switch (e.prev_leave) {
+        case PrevState::Runnable:
+        case PrevState::Preempted:
+          p->where = Where::Runnable;
+          break;
+        case PrevState::Blocked:
+        case PrevState::Dead:
+          remove(*p, e.prev_pid, t, e.line, false);
+          p->where = e.prev_leave == PrevState::Dead ? Where::Gone : Where::Asleep;
+          if (p->where == Where::Asleep && judged(c))
+            level(c, p->path)
+                .add_sleeper(e.prev_pid, static_cast<double>(r_.tasks[e.prev_pid].weight));
+          break;
+      }
+      p->last_leave = e.prev_leave;
+      p->last_seen = t;
+      p->seen = true;
+    }
+
+    if (e.pid == 0) {
+      // The idle task runs only when nothing is runnable here: whoever was thought queued on
+      // this CPU had left it unseen (an unrecorded CPU pulled it).
+      for (auto& [pid, s] : tasks_)
+        if (s.where == Where::Runnable && s.cpu == c) {
+          remove(s, pid, t, e.line, true, Reason::LeftUnseen);
+          s.where = Where::Unknown;
         }
-        settle(*prev, lt, e.time_ns);
-        lt.wait_since = e.time_ns;
-        lt.woken = false;
-      } else {
-        leave(*prev, e.time_ns, st != 'Z' && st != 'X');  // zombie / dead: exited, not blocked
-      }
+      tl.last_idle = t;
+    } else if (n) {
+      if (!(n->where == Where::Runnable && n->cpu == c && n->on_level))
+        appear(*n, e.pid, c, t, e.line);
+      n->where = Where::Running;
+      n->move_to(c, t);
+      pick_chain(c, chain_on(e.pid, c), out, t, e.line, std::nullopt);
+      n->last_seen = t;
+      n->seen = true;
+      ++r_.tasks[e.pid].switches;
     }
-    if (TaskService* next = task(e.pid, e.comm, e.prio)) {
-      LiveTask& lt = live_[next->pid];
-      if (lt.cpu != e.cpu) {
-        if (lt.seen_sleeping && lt.cpu < 0 && cpu.known)
-          problem(e, e.cpu,
-                  "pid " + std::to_string(next->pid) +
-                      " runs without the wakeup that "
-                      "should precede it (events lost, or recorded on an untraced CPU)");
-        const bool fresh = lt.cpu < 0;
-        join(*next, e.cpu, e.time_ns);
-        if (fresh) begin_interval(*next);
-        lt.wait_since = -1;  // its wait is unknown
-      }
-      settle(*next, lt, e.time_ns);
-      if (lt.wait_since >= 0) {
-        const int64_t d = e.time_ns - lt.wait_since;
-        if (d > next->max_delay_ns) {
-          next->max_delay_ns = d;
-          next->max_delay_at_ns = lt.wait_since;
-        }
-        next->delays_ns.push_back(d);
-        if (lt.woken) next->wakeup_delays_ns.push_back(d);
-      }
-      lt.wait_since = -1;
-      lt.woken = false;
-      ++next->switches;
-    }
-    cpu.known = true;
-    cpu.current = e.pid;
+    tl.current = e.pid;
+    tl.since = t;
+    tl.known = true;
+    tl.revealed_pid = -1;
+    tl.revealed_stat = 0;
+    tl.stat_pending = 0;
   }
 
   void on_wakeup(const KernelEvent& e) {
-    TaskService* t = task(e.pid, e.comm, e.prio);
-    if (!t) return;
-    const int c = e.target_cpu.value_or(e.cpu);
-    if (c < 0) return;
-    cpu_state(c);
-    LiveTask& lt = live_[t->pid];
-    if (lt.cpu >= 0) return;  // already runnable
-    if (e.kind == KernelEventKind::Wakeup) lt.sleeper = true;
-    join(*t, c, e.time_ns);
-    begin_interval(*t);
-    lt.woken = true;
+    TaskState* s = task(e.pid, e.comm, e.prio, e.time_ns, e.line);
+    if (!s) return;
+    const int x = e.target_cpu.value_or(e.cpu);
+    const int64_t t = e.time_ns;
+    if (s->where == Where::Running) return;  // woken before it reached schedule()
+    if (s->where == Where::Runnable) {
+      // A task preempted on its way to sleep ("R+") is still queued, and is woken there; the
+      // wakeup that follows the migration of a waking task is that same arrival.
+      if (s->last_leave == PrevState::Preempted && s->cpu == x) return;
+      if (s->migrated_at >= 0 && t - s->migrated_at <= kSameArrivalNs && s->cpu == x) {
+        s->migrated_at = -1;
+        return;
+      }
+      // Otherwise it ran and slept somewhere the trace does not show: its wait here ended at
+      // an unknown moment.
+      remove(*s, e.pid, t, e.line, true, Reason::LeftUnseen);
+    }
+    if (s->where == Where::Asleep && s->cpu >= 0 && judged(s->cpu))
+      level(s->cpu, s->path).forget_sleeper(e.pid);
+    s->where = Where::Runnable;
+    add(*s, e.pid, x, t, e.kind == KernelEventKind::WakeupNew ? JoinKind::New : JoinKind::Woken,
+        true);
+    s->last_seen = t;
+    s->seen = true;
   }
 
   void on_migrate(const KernelEvent& e) {
-    TaskService* t = task(e.pid, e.comm, e.prio);
-    if (!t || !e.dest_cpu || *e.dest_cpu < 0) return;
-    LiveTask& lt = live_[t->pid];
-    if (lt.cpu < 0) return;  // a sleeping task moves with its next wakeup
-    cpu_state(*e.dest_cpu);
-    const int64_t waiting = lt.wait_since;
-    const bool woken = lt.woken;
-    join(*t, *e.dest_cpu, e.time_ns);
-    lt.wait_since = waiting;  // still the same wait
-    lt.woken = woken;
-  }
-
-  void verdict(const std::string& id, bool held, const TaskService& t, const std::string& msg) {
-    auto& c = r_.counts[id];
-    ++c.checked;
-    if (held) return;
-    ++c.violated;
-    r_.findings.push_back({id, 0, t.comm + ":" + std::to_string(t.pid), msg, true});
-  }
-
-  // SPEC.md §6.2: THM-SHARE and the lower half of THM-LAG-BOUND-LINUX for CPU-bound tasks that
-  // shared their group only with CPU-bound tasks (a static set); STARVATION for every fair task.
-  void verdicts() {
-    for (auto& [pid, t] : r_.tasks) {
-      const LiveTask& lt = live_[pid];
-      const int64_t r = t.slice_ns, tick = r_.tick_ns;
-      if (!lt.sleeper && !lt.with_sleeper && t.counted_ns > 0) {
-        const double bound = static_cast<double>(2 * std::max(r, tick) + tick);
-        const double err = t.counted_ns - t.ideal_ns;
-        verdict(ids::kThmShare, std::abs(err) <= bound, t,
-                "received " + std::to_string(err / 1e6) + " ms away from its fluid share (bound " +
-                    std::to_string(bound / 1e6) + " ms)");
-        verdict(ids::kThmLagBoundLinux, t.min_lag_ns >= -static_cast<double>(r + tick), t,
-                "lag fell to " + std::to_string(t.min_lag_ns / 1e6) + " ms < -(r + TICK)");
-      }
-      verdict(ids::kInvNoStarvation, t.longest_wait_ns <= r_.options.starvation_ns, t,
-              "runnable but waiting for " +
-                  std::to_string(static_cast<double>(t.longest_wait_ns) / 1e6) + " ms");
+    TaskState* s = task(e.pid, e.comm, e.prio, e.time_ns, e.line);
+    if (!s || !e.dest_cpu) return;
+    const int64_t t = e.time_ns;
+    if (s->where == Where::Runnable) {
+      const bool here = e.orig_cpu && *e.orig_cpu == s->cpu;
+      remove(*s, e.pid, t, e.line, !here, Reason::LeftUnseen);
+      add(*s, e.pid, *e.dest_cpu, t, JoinKind::Migrated, false);
+    } else if (s->where == Where::Asleep) {
+      // A sleeping task moves with its wakeup, which follows, or with its affinity; it stays
+      // asleep.
+      if (s->cpu >= 0 && judged(s->cpu)) level(s->cpu, s->path).forget_sleeper(e.pid);
+      s->move_to(*e.dest_cpu, t);
+    } else if (s->where == Where::Unknown) {
+      // Nothing says it sleeps: it is queued where it goes (a balance), unless the wakeup that
+      // follows shows it was waking.
+      s->where = Where::Runnable;
+      add(*s, e.pid, *e.dest_cpu, t, JoinKind::Migrated, false);
+      s->migrated_at = t;
     }
+    s->last_seen = t;
+    s->seen = true;
   }
 
+  void on_fork(const KernelEvent& e) {
+    const auto parent = tasks_.find(e.pid);
+    if (parent == tasks_.end() || e.child_pid == 0) return;
+    if (o_.group_of.count(e.child_pid)) return;
+    // The child is in its parent's group until it moves, and did not exist before.
+    TaskState child;
+    child.prio = parent->second.prio;
+    child.path = parent->second.path;
+    child.group_known = parent->second.group_known;
+    child.slice = slice_of(e.child_pid);
+    if (!child.slice.is_exact() && o_.base_slice_ns)
+      child.slice = parent->second.slice.hull(Range::exact(static_cast<double>(*o_.base_slice_ns)));
+    child.unknown = child.group_known ? Reasons() : Reasons(Reason::MissingSnapshot);
+    if (!child.slice.is_exact()) child.unknown |= Reason::MissingSnapshot;
+    child.seen = true;
+    child.last_seen = e.time_ns;
+    if (!tasks_.emplace(e.child_pid, child).second) return;
+    members_[child.path].insert(e.child_pid);
+    TaskService& ts = r_.tasks[e.child_pid];
+    ts.pid = e.child_pid;
+    ts.comm = e.child_comm;
+    ts.prio = child.prio;
+    ts.weight = nice_to_weight(child.prio - 120);
+    ts.phases.push_back({child.prio, ts.weight, e.time_ns, e.time_ns});
+  }
+
+  // --- figures ---------------------------------------------------------------------------
+
+  void on_fluid(int64_t id, const FluidTotals& f) {
+    if (id < 0) {
+      GroupService& g = r_.groups[gnames_[static_cast<size_t>(-id - 1)].first];
+      g.ideal_ns += f.ideal_ns;
+      g.fluid_received_ns += f.received_ns;
+      g.ideal_exact = g.ideal_exact && f.exact;
+      return;
+    }
+    TaskService& t = r_.tasks[id];
+    t.ideal_exact = t.ideal_exact && f.exact;
+    t.phases.back().ideal_exact = t.phases.back().ideal_exact && f.exact;
+    t.ideal_ns += f.ideal_ns;
+    t.fluid_received_ns += f.received_ns;
+    t.min_lag_ns = std::min(t.min_lag_ns, f.min_lag_ns);
+    t.max_lag_ns = std::max(t.max_lag_ns, f.max_lag_ns);
+    t.phases.back().ideal_ns += f.ideal_ns;
+    t.phases.back().fluid_received_ns += f.received_ns;
+  }
+
+  void on_wait(int64_t id, const WaitFigure& w) {
+    if (id < 0 || !w.known) return;
+    TaskService& t = r_.tasks[id];
+    const int64_t d = w.to_ns - w.from_ns;
+    t.delays_ns.push_back(d);
+    if (w.woken) t.wakeup_delays_ns.push_back(d);
+    if (d > t.max_delay_ns) {
+      t.max_delay_ns = d;
+      t.max_delay_at_ns = w.from_ns;
+    }
+    t.longest_wait_ns = std::max(t.longest_wait_ns, d);
+  }
+
+  KernelCheckOptions o_;
   KernelReport r_;
-  std::vector<CpuState> cpus_;
-  std::map<int64_t, LiveTask> live_;
+  VerdictBook book_;
+  bool started_ = false;
+  int max_cpu_ = 0;
+  std::string machine_source_;
+  std::vector<Timeline> cpus_;
+  std::map<int64_t, TaskState> tasks_;
+  std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
+  std::set<std::string> known_paths_;
+  std::set<int64_t> recorded_out_;  // pids whose switch-out the trace holds at least once
+  std::set<int64_t> current_seen_;  // pids some event was recorded while they ran
+  bool names_current_ = false;      // the trace's headers name the current task (tids)
+  struct Window {
+    int line, cpu;
+    int64_t blind, revealed, length_ns;
+  };
+  std::vector<Window> windows_;  // unrecorded switch-outs, classified at the end
+  std::map<std::pair<std::string, int>, int64_t> gids_;
+  std::vector<std::pair<std::string, int>> gnames_;
+  std::deque<LevelContext> contexts_;
+  std::map<std::pair<int, std::string>, std::unique_ptr<CfsRqTrack>> levels_;
 };
 
 KernelServiceLayer::KernelServiceLayer(std::string file, const KernelCheckOptions& options)
     : impl_(std::make_unique<Impl>(std::move(file), options)) {}
 KernelServiceLayer::~KernelServiceLayer() = default;
 void KernelServiceLayer::on_event(const KernelEvent& e) { impl_->on_event(e); }
+void KernelServiceLayer::note_machine_cpus(int n) { impl_->note_machine_cpus(n); }
 KernelReport KernelServiceLayer::finish() { return impl_->finish(); }
-
-bool KernelReport::ok() const { return findings.empty(); }
 
 KernelReport check_kernel_trace(const std::vector<KernelEvent>& events, const std::string& file,
                                 const KernelCheckOptions& options) {

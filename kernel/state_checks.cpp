@@ -110,6 +110,19 @@ uint64_t StateReport::violations() const {
   return n;
 }
 
+uint64_t StateReport::inconclusive() const {
+  uint64_t n = 0;
+  for (const auto& [id, t] : tallies) n += t.inconclusive;
+  return n;
+}
+
+int StateReport::exit_code(bool strict) const {
+  const Verdict worst = violations()     ? Verdict::Violated
+                        : inconclusive() ? Verdict::Inconclusive
+                                         : Verdict::Held;
+  return verdict_exit_code(worst, strict);
+}
+
 StateReport check_state_capture(const StateCapture& capture) {
   StateReport report;
   report.source = capture.source;

@@ -67,6 +67,9 @@ struct StateReport {
   Tally& tally(const char* id);
   const Tally* find(const char* id) const;
   uint64_t violations() const;
+  uint64_t inconclusive() const;
+  /// SPEC.md §6.3: 1 for a violation, and for an inconclusive case under `strict`; else 0.
+  int exit_code(bool strict) const;
 };
 
 /// Every check over every record of a capture.

@@ -2,20 +2,6 @@
 
 namespace vlag::kernel::state {
 
-std::string_view verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::NotApplicable:
-      return "not applicable";
-    case Verdict::Held:
-      return "held";
-    case Verdict::Inconclusive:
-      return "inconclusive";
-    case Verdict::Violated:
-      return "violated";
-  }
-  return "?";
-}
-
 void Tally::add(const Outcome& o, Witness witness) {
   ++cases;
   switch (o.verdict) {

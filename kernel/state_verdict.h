@@ -3,9 +3,8 @@
 // held, were violated, were inconclusive (the capture cannot show it: records lost, a CPU not
 // captured, an entity seen mid-life, a snapshot cut short) or not applicable (nothing of the kind
 // happened, or the property is not promised there), each inconclusive or not-applicable case with
-// its reason, and each violation with its witness.
-// Ordered as the kernel checks' verdict lattice (not applicable < held < inconclusive <
-// violated), so a common verdict type can take its place.
+// its reason, and each violation with its witness. The verdicts are SPEC.md §6.3's lattice
+// (spec/verdict.h); a reason here is the capture's own words, finer than §6.3's classes.
 #pragma once
 
 #include <cstdint>
@@ -14,11 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/verdict.h"
+
 namespace vlag::kernel::state {
 
-enum class Verdict : uint8_t { NotApplicable, Held, Inconclusive, Violated };
-
-std::string_view verdict_name(Verdict v);
+using vlag::Verdict;
 
 /// A verdict on one case, with why where it is not held.
 struct Outcome {

@@ -226,7 +226,7 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kThmLagBoundLinux, .kind = PropertyKind::Theorem,
      .promise = registry::lag_bound_linux,
      .note = "a steady system with a common slice; `vlag check` reports it as a figure, `vlag "
-             "kernel check` judges its lower half (6.2)",
+             "kernel check` judges its pairwise kernel form (6.2)",
      .judged = {.reference = true, .checker = CheckerRole::AsFigure, .linux64 = true,
                 .kernel = true},
      .prove = registry::kSteady},
@@ -248,7 +248,8 @@ inline constexpr Property kProperties[] = {
     registry::snapshot_check(ids::kSnapDeadline),
     registry::snapshot_check(ids::kSnapLeftDeadline),
     {.id = ids::kInvNoStarvation, .section = "6.2", .kind = PropertyKind::KernelTraceCheck,
-     .note = "a kernel trace, against --starvation-ms (default 1 s)", .judged = registry::kKernel},
+     .note = "a kernel trace, each wait against a weight-scaled bound (6.2)",
+     .judged = registry::kKernel},
     // SPEC.md §8.5: a trace of the CFS policies (checker/cfs_check.h).
     registry::cfs_check(ids::kCfsMinVruntimeMonotonic, "the CFS policies"),
     registry::cfs_check(ids::kCfsPlaceSleeper, "the CFS policies"),

@@ -16,9 +16,11 @@ namespace {
 std::string import_cpu(const std::string& name, int cpu) {
   std::ifstream in(std::string(VLAG_TEST_DATA) + "/linux/" + name);
   std::ostringstream out;
-  trace::Writer writer(out);
-  KernelImporter importer(writer, {cpu, 250, {}}, name);
+  KernelImportOptions o;
+  o.cpu = cpu;
+  KernelImporter importer(o, name);
   parse_perf_script(in, name, [&](const KernelEvent& e) { importer.on_event(e); });
+  importer.finish(out);
   return out.str();
 }
 

@@ -9,37 +9,23 @@
 
 #include "kernel/snapshot_check.h"
 #include "spec/error.h"
+#include "tests/kernel/snapshot_text.h"
 
 namespace vlag::kernel {
 namespace {
 
-std::string read(const std::string& name) {
-  std::ifstream in(std::string(VLAG_TEST_DATA) + "/linux/" + name);
-  EXPECT_TRUE(in) << name;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read(const std::string& name) { return testing::linux_data(name); }
 
 SchedDebugSnapshot parse(const std::string& text, const std::string& name = "snap") {
   std::istringstream in(text);
   return parse_sched_debug(in, name);
 }
 
-// Replaces the first occurrence of `from` on the line containing `anchor`.
-std::string edit(std::string text, const std::string& anchor, const std::string& from,
-                 const std::string& to) {
-  const size_t a = text.find(anchor);
-  EXPECT_NE(a, std::string::npos) << anchor;
-  const size_t line_start = text.rfind('\n', a) + 1;
-  const size_t p = text.find(from, line_start);
-  EXPECT_NE(p, std::string::npos) << from;
-  return text.replace(p, from.size(), to);
-}
+using testing::edit;
 
 bool violates(const SnapshotReport& r, const std::string& id) {
   for (const auto& f : r.findings)
-    if (f.id == id && f.violation) return true;
+    if (f.id == id && f.verdict == Verdict::Violated) return true;
   return false;
 }
 
@@ -112,8 +98,8 @@ TEST(SnapshotCheck, EveryCapturedSnapshotHolds) {
         "hackbench.sched-debug.2.txt", "hackbench.sched-debug.3.txt"}) {
     const auto r = check_snapshot(parse(read(name), name));
     EXPECT_TRUE(r.ok()) << name;
-    EXPECT_GT(r.counts.at("SNAP-AVG-VRUNTIME").checked, 0) << name;
-    EXPECT_GT(r.counts.at("SNAP-ELIGIBLE").checked, 0) << name;
+    EXPECT_GT(r.checks.at("SNAP-AVG-VRUNTIME").checked(), 0) << name;
+    EXPECT_GT(r.checks.at("SNAP-ELIGIBLE").checked(), 0) << name;
   }
 }
 

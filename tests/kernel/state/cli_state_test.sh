@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `vlag kernel check --state` and `vlag kernel record --state` from the outside: a saved capture
 # checks clean (exit 0) in each of its forms — the directory, its raw file, JSON Lines from
-# state_dump — with the same table; bad input names the file, line and field (exit 2); recording
-# without root, with no duration or command, or with a bad CPU list exits 2 saying why.
+# state_dump — with the same table, exit 1 under --strict for its inconclusive cases; bad input
+# names the file, line and field (exit 2); recording without root, with no duration or command,
+# or with a bad CPU list exits 2 saying why.
 # Usage: cli_state_test.sh VLAG STATE_DUMP CAPTURE_DIR
 set -euo pipefail
 source "$(dirname "$0")/../../cli/cli_expect.sh"
@@ -28,6 +29,9 @@ table out.txt >jsonl.txt
 cmp dir.txt jsonl.txt
 expect 0 "$vlag" kernel check --state --json "$capture"
 grep -q '"violations":0}' out.txt
+# Some placements there are inconclusive: --strict makes that exit 1 (SPEC.md 6.3).
+expect 1 "$vlag" kernel check --state --strict "$capture"
+grep -q "^0 violations$" out.txt
 # Without capture.json, the lost records are not known: said, and no violation.
 expect 0 "$vlag" kernel check --state records.jsonl
 grep -q "does not say whether records were lost" out.txt

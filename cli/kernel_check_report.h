@@ -1,0 +1,20 @@
+// What `vlag kernel check` prints (SPEC.md §6.2, §6.3): per task the layout of
+// `perf sched latency`; the CPU share of every task that ran inside its group and of every group
+// inside its parent, against the renormalised fluid ideal, with its weight phases; per ID the
+// subjects held, inconclusive (by reason), violated and not applicable, and the findings; what
+// the trace did not record. The same as one JSON object per file.
+#pragma once
+
+#include <string>
+
+#include "kernel/perf_script.h"
+#include "kernel/service.h"
+
+namespace vlag::cli {
+
+void print_kernel_text(const kernel::KernelReport& r, const kernel::PerfParseStats& stats,
+                       bool hz_given);
+
+std::string kernel_json(const kernel::KernelReport& r, const kernel::PerfParseStats& stats);
+
+}  // namespace vlag::cli

@@ -1,0 +1,546 @@
+#include "kernel/cfs_rq_track.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernel/starvation_bound.h"
+#include "spec/properties.h"
+
+namespace vlag::kernel {
+namespace {
+
+constexpr const char* kShare = ids::kThmShare;
+constexpr const char* kLag = ids::kThmLagBoundLinux;
+constexpr const char* kStarvation = ids::kInvNoStarvation;
+
+// A weight known this closely takes part in the pair checks as it is (SPEC.md §6.2).
+bool tight(Range w) { return w.bounded() && w.hi - w.lo <= 0.02 * w.lo; }
+
+std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
+
+Reasons inexact(Range weight, Range slice) {
+  Reasons r;
+  if (!weight.is_exact()) r |= Reason::WeightUnknown;
+  if (!slice.is_exact()) r |= Reason::MissingSnapshot;
+  return r;
+}
+
+}  // namespace
+
+Range CfsRqTrack::weight_sum() const {
+  Range w;
+  for (const auto& [id, m] : members_) w += m.info.weight;
+  return w;
+}
+
+double CfsRqTrack::m_hat_lo(int64_t except) const {
+  double m = 0;
+  for (const auto& [id, o] : members_)
+    if (id != except) m = std::max(m, lag_deficit(o.info.slice.lo, ctx_->tick_ns));
+  return m;
+}
+
+void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
+                      Reasons start_unknown) {
+  if (members_.count(e.id)) return;
+  for (auto& [id, o] : members_) {
+    if (!o.wait) continue;
+    ++o.wait->joins;
+    o.wait->joined += e.weight;
+    o.wait->m_lo = std::max(o.wait->m_lo, lag_deficit(e.slice.lo, ctx_->tick_ns));
+    o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(e.slice.hi, ctx_->tick_ns));
+  }
+  // V moves while an entity here runs (its service is accounted only later): a join then
+  // lands at another V than the previous one.
+  if (std::any_of(members_.begin(), members_.end(), [](const auto& x) { return x.second.running; }))
+    ++epoch_;
+  const bool steady = e.weight.is_exact();
+  for (auto& [id, o] : members_)
+    if (o.wait && !steady) o.wait->weight_changed = true;
+  Member& m = members_[e.id];
+  m.info = e;
+  m.fresh_new = kind == JoinKind::New;
+  m.new_epoch = epoch_;
+  if (kind != JoinKind::New) ++epoch_;  // placed with a lag: V moves (SPEC.md §3)
+  m.tau_seen = tau_;
+  fluid_join(m);
+  start_wait(m, e.id, t, kind != JoinKind::Appeared, kind == JoinKind::Appeared ? earliest : t,
+             start_unknown, woken);
+  open_windows(e.id, t);
+}
+
+void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_t from, Reasons why,
+                            bool woken) {
+  Wait w;
+  w.from = known ? t : from;
+  w.start_known = known;
+  w.start_why = why;
+  w.woken = woken;
+  w.tau0 = tau_;
+  w.unknown0 = *ctx_->cpu_unknown_ns;
+  w.W0 = weight_sum();
+  double sleeping = 0;
+  for (const auto& [sid, sw] : sleepers_)
+    if (sid != id) sleeping += sw;
+  w.W0.hi += sleeping;
+  const double others = static_cast<double>(members_.size() - 1);
+  w.n0 = {others, others + static_cast<double>(sleepers_.size())};
+  w.m_lo = m_hat_lo(id);
+  for (const auto& [oid, o] : members_)
+    if (oid != id) w.m_hi = std::max(w.m_hi, lag_deficit(o.info.slice.hi, ctx_->tick_ns));
+  if (!sleepers_.empty()) w.m_hi = std::max(w.m_hi, lag_deficit(1e8, ctx_->tick_ns));
+  // A weight not known exactly may change while its entity runs, and Linux 6.13..7.0 moves V
+  // when it reweights the running entity (SPEC.md §4.8): the bound is not promised then.
+  for (const auto& [oid, o] : members_)
+    if (!o.info.weight.is_exact()) w.weight_changed = true;
+  m.wait = w;
+}
+
+void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_lo_valid,
+                            std::optional<int64_t> end_lo, Reasons end_why) {
+  const Wait& w = *m.wait;
+  const double served = tau_ - w.tau0;
+  const double unknown = *ctx_->cpu_unknown_ns - w.unknown0;
+  Range O;
+  if (w.start_known)
+    O = {o_lo_valid ? served : 0, served + unknown};
+  else  // its start is unknown: at most the wall time since, and at most all this cfs_rq got
+    O = {0, std::min(static_cast<double>(t - w.from),
+                     tau_ + (*ctx_->cpu_unknown_ns - unknown_at_creation_))};
+  const int64_t end_at = end_lo.value_or(t);
+  const Range real{w.start_known && o_lo_valid ? static_cast<double>(end_at - w.from) : 0,
+                   static_cast<double>(t - w.from)};
+  StarvationInputs in;
+  in.w_k = m.info.weight;
+  in.r_k = m.info.slice;
+  in.W = w.W0 + w.joined;
+  in.n_others = w.n0;
+  in.joins = w.joins;
+  in.leaves = w.leaves;
+  in.m_others = {w.m_lo, w.m_hi};
+  in.tick_ns = ctx_->tick_ns;
+  const Range B = starvation_bound(in);
+  const double threshold = static_cast<double>(ctx_->user_threshold_ns);
+  if (w.start_known && o_lo_valid && !end_lo && !finishing_ && ctx_->on_wait)
+    ctx_->on_wait(id, {w.from, t, true, w.woken});
+  const auto describe = [&] {
+    const std::string waited =
+        w.start_known ? "waited " + ms(real.hi)
+                      : "was queued at most " + ms(real.hi) + " (its arrival is not in the trace)";
+    return fmt::format(
+        "{} {} on cpu{} from {:.6f} s while cfs_rq {} served the others {}; EEVDF allows "
+        "{} for weight {:.0f} among {:.0f} (the bound B of SPEC.md §6.2)",
+        ctx_->name(id), waited, ctx_->cpu, static_cast<double>(w.from) / 1e9, path_,
+        O.is_exact() ? ms(O.lo) : ms(O.lo) + " to " + ms(O.hi),
+        B.bounded() ? (B.is_exact() ? ms(B.lo) : ms(B.lo) + " to " + ms(B.hi)) : "any amount",
+        m.info.weight.mid(), in.W.mid());
+  };
+  const bool sure_measure = w.start_known && o_lo_valid && !end_lo;
+  if (sure_measure && O.lo > B.hi + w.late && real.lo > threshold && !w.weight_changed) {
+    ctx_->book->sure(kStarvation, id, O.lo - B.hi - w.late, ctx_->cpu, line, describe());
+  } else if (O.hi > B.lo && real.hi > threshold) {
+    // Name what keeps it from a verdict: the measurement's spread, the bound's, or both.
+    Reasons why;
+    if (w.late > 0 && O.lo > B.hi) why |= Reason::LateTick;
+    if (O.lo <= B.hi || !sure_measure) {
+      why |= w.start_why | end_why;
+      if (unknown > 0) why |= Reason::UnrecordedSwitch;
+    }
+    if (O.lo > B.lo || O.hi > B.hi) {
+      if (!m.info.weight.is_exact() || !in.W.is_exact() || !B.bounded())
+        why |= Reason::WeightUnknown;
+      if (!m.info.slice.is_exact() || w.m_hi > w.m_lo) why |= Reason::MissingSnapshot;
+      if (w.n0.hi > w.n0.lo) why |= Reason::QueuedSetUnknown;
+    }
+    if (w.weight_changed && O.lo > B.hi) why |= Reason::WeightChanged;
+    if (why.empty()) why = w.start_why | end_why | inexact(m.info.weight, m.info.slice);
+    ctx_->book->possible(kStarvation, id, why, O.hi - B.lo, ctx_->cpu, line, describe());
+  } else {
+    ctx_->book->judged(kStarvation, id);
+  }
+  m.wait.reset();
+}
+
+void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> uncertain_from) {
+  const auto it = members_.find(id);
+  if (it == members_.end()) return;
+  Member& m = it->second;
+  if (m.wait)
+    judge_wait(id, m, t, line, true, uncertain_from,
+               uncertain_from ? Reasons(Reason::UnrecordedSwitch) : Reasons());
+  m.running = true;
+  m.sigma_at_pick = m.sigma;
+  m.tau_seen = tau_;
+  fluid_extremes(m);
+  for (auto& [key, w] : windows_) {
+    if (key.first != id && key.second != id) continue;
+    (key.first == id ? w.picked_a : w.picked_b) = true;
+    if (w.established || !w.picked_a || !w.picked_b) continue;
+    // Both picked since the window opened: from here each one's lead over the other is held
+    // inside the band of SPEC.md §6.2, so the window is measured from now.
+    w.a0 = members_.at(key.first).sigma;
+    w.b0 = members_.at(key.second).sigma;
+    w.established = true;
+    w.t0 = t;
+    w.max_x = w.min_x = {0, 0};
+    w.t_max_lo = w.t_min_hi = t;
+  }
+}
+
+void CfsRqTrack::stop(int64_t id, int64_t t) {
+  const auto it = members_.find(id);
+  if (it == members_.end() || !it->second.running) return;
+  Member& m = it->second;
+  m.running = false;
+  m.tau_seen = tau_;
+  fluid_extremes(m);
+  start_wait(m, id, t, true, t, {}, false);
+}
+
+void CfsRqTrack::run(int64_t id, int64_t dt) {
+  const auto it = members_.find(id);
+  if (it == members_.end() || dt <= 0) return;
+  Member& m = it->second;
+  const double d = static_cast<double>(dt);
+  m.sigma.lo += d / m.info.weight.hi;
+  m.sigma.hi += d / m.info.weight.lo;
+  tau_ += d;
+  ++epoch_;
+  m.fresh_new = false;
+  if (m.fluid && w_fluid_ > 0) {
+    v_ += d / w_fluid_;
+    m.received += d;
+    // V moved by a sum of weights one of which is a guess: no member's ideal is a figure now.
+    if (std::any_of(members_.begin(), members_.end(),
+                    [](const auto& x) { return x.second.fluid && !tight(x.second.info.weight); }))
+      for (auto& [oid, o] : members_)
+        if (o.fluid) o.fluid_exact = false;
+  }
+  update_extremes(id);
+}
+
+// The pick rule lets a running entity overrun its request until the next tick notices, at most
+// TICK; when the tick comes later (a stalled vCPU, interrupts held off), what it got past that
+// widens the bounds of the pairs it is in and of the others' waits, with the reason.
+void CfsRqTrack::late_tick(int64_t id, double excess) {
+  if (members_.size() < 2 || !members_.count(id) || excess <= 0) return;
+  uncertain(id, excess, Reason::LateTick);
+  for (auto& [oid, o] : members_)
+    if (oid != id && o.wait) o.wait->late += excess;
+}
+
+Range CfsRqTrack::x_of(const Window& w, Range sa, Range sb) const {
+  const Range da{sa.lo - w.a0.lo, sa.hi - w.a0.hi};
+  const Range db{sb.lo - w.b0.lo, sb.hi - w.b0.hi};
+  return {da.lo - db.hi, da.hi - db.lo};
+}
+
+void CfsRqTrack::update_extremes(int64_t id) {
+  for (auto& [key, w] : windows_) {
+    if ((key.first != id && key.second != id) || !w.established) continue;
+    const Range x = x_of(w, members_.at(key.first).sigma, members_.at(key.second).sigma);
+    note_extremes(w, x);
+  }
+}
+
+void CfsRqTrack::note_extremes(Window& w, Range x) {
+  if (x.lo > w.max_x.lo) {
+    w.max_x.lo = x.lo;
+    w.t_max_lo = ++w.order;
+  }
+  w.max_x.hi = std::max(w.max_x.hi, x.hi);
+  w.min_x.lo = std::min(w.min_x.lo, x.lo);
+  if (x.hi < w.min_x.hi) {
+    w.min_x.hi = x.hi;
+    w.t_min_hi = ++w.order;
+  }
+}
+
+void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
+  const auto it = members_.find(id);
+  if (it == members_.end() || ns <= 0) return;
+  const double per_weight = ns / it->second.info.weight.lo;
+  for (auto& [key, w] : windows_) {
+    if (key.first != id && key.second != id) continue;
+    w.u += per_weight;
+    w.why |= why;
+  }
+}
+
+void CfsRqTrack::open_windows(int64_t id, int64_t t) {
+  const Member& m = members_.at(id);
+  for (const auto& [oid, o] : members_) {
+    if (oid == id) continue;
+    const bool first = id < oid;
+    const Member& a = first ? m : o;
+    const Member& b = first ? o : m;
+    Window w;
+    w.a0 = a.sigma;
+    w.b0 = b.sigma;
+    w.wa = a.info.weight;
+    w.wb = b.info.weight;
+    w.ra = a.info.slice;
+    w.rb = b.info.slice;
+    w.picked_a = a.running;
+    w.picked_b = b.running;
+    // Both placed new (zero lag) at one value of V, and neither has run: their vruntimes are
+    // equal, so the gap starts at 0 and is bounded from the start (SPEC.md §6.2).
+    if (a.fresh_new && b.fresh_new && a.new_epoch == b.new_epoch) {
+      w.from_zero = w.established = true;
+      w.t0 = t;
+    }
+    windows_[{std::min(id, oid), std::max(id, oid)}] = w;
+  }
+}
+
+void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
+  for (auto it = windows_.begin(); it != windows_.end();) {
+    const auto [a, b] = it->first;
+    if (a != id && b != id) {
+      ++it;
+      continue;
+    }
+    const Member& ma = members_.at(a);
+    const Member& mb = members_.at(b);
+    const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
+    const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
+    judge_window(a, b, it->second, t, line, sa, sb);
+    it = windows_.erase(it);
+  }
+}
+
+void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range sa,
+                              Range sb) {
+  VerdictBook& book = *ctx_->book;
+  if (!w.established) {
+    for (const int64_t s : {a, b}) {
+      book.not_applicable(kShare, s, Reason::Sleeper);
+      book.not_applicable(kLag, s, Reason::Sleeper);
+    }
+    return;
+  }
+  const double T = static_cast<double>(ctx_->tick_ns);
+  const double dur = static_cast<double>(t - w.t0);
+  // B_ab: how far a may lead b in vruntime once both were picked (per unit weight):
+  // a vslice of b plus a tick of a's overrun (SPEC.md §6.2).
+  const Range B_ab{w.rb.lo / w.wb.hi + T / w.wa.hi, w.rb.hi / w.wb.lo + T / w.wa.lo};
+  const Range B_ba{w.ra.lo / w.wa.hi + T / w.wb.hi, w.ra.hi / w.wa.lo + T / w.wb.lo};
+  const Range S = B_ab + B_ba;
+  if (dur / std::min(w.wa.lo, w.wb.lo) <= S.lo) {  // too short for the bound to say anything
+    for (const int64_t s : {a, b}) {
+      book.not_applicable(kShare, s, Reason::Sleeper);
+      book.not_applicable(kLag, s, Reason::Sleeper);
+    }
+    return;
+  }
+  if (!tight(w.wa) || !tight(w.wb)) {
+    for (const int64_t s : {a, b}) {
+      book.blocked(kShare, s, Reason::WeightUnknown);
+      book.blocked(kLag, s, Reason::WeightUnknown);
+    }
+    return;
+  }
+  const double eps = std::max((w.wa.hi - w.wa.lo) / w.wa.lo, (w.wb.hi - w.wb.lo) / w.wb.lo);
+  const double u = w.u + 2 * eps * S.hi;  // PELT moves a group entity's weight (and its v)
+  Reasons why = w.why | inexact(w.wa, w.ra) | inexact(w.wb, w.rb);
+  // A group entity whose weight is not exactly its shares is reweighted as its load moves, and
+  // Linux 6.13..7.0 misplaces the running entity when it reweights it (SPEC.md §4.8): its gap
+  // to the other is then not bounded by the pick rule alone.
+  const bool promised = w.wa.is_exact() && w.wb.is_exact();
+  if (!promised) why |= Reason::WeightChanged;
+  const Range x = x_of(w, sa, sb);
+  note_extremes(w, x);
+  const double N = 1024;  // figures at nice-0 weight
+  const auto where = [&] {
+    return fmt::format("{} and {} (cfs_rq {} on cpu{}, weights {:.0f} : {:.0f})", ctx_->name(a),
+                       ctx_->name(b), path_, ctx_->cpu, w.wa.mid(), w.wb.mid());
+  };
+
+  // THM-SHARE: over the window, service per unit weight differs by at most S.
+  const Range gap = x.abs();
+  const std::string share_msg = fmt::format(
+      "{} were runnable together for {}: their service differs by {} at weight 1024 "
+      "from their weights' proportion (bound {})",
+      where(), ms(dur), ms(gap.mid() * N), ms(S.hi * N));
+  if (gap.lo - u > S.hi && promised) {
+    for (const int64_t s : {a, b})
+      book.sure(kShare, s, (gap.lo - u - S.hi) * N, ctx_->cpu, line, share_msg);
+  } else if (gap.hi + u > S.lo) {
+    for (const int64_t s : {a, b})
+      book.possible(kShare, s, why, (gap.hi + u - S.lo) * N, ctx_->cpu, line, share_msg);
+  } else {
+    book.judged(kShare, a);
+    book.judged(kShare, b);
+  }
+
+  // THM-LAG-BOUND-LINUX: the lead of one over the other stays within the band all along.
+  book.judged(kLag, a);
+  book.judged(kLag, b);
+  const auto lag_msg = [&](int64_t ahead, int64_t behind, double lead, double band) {
+    return fmt::format("{}: {} got ahead of {} by {} at weight 1024 within {} (band {})", where(),
+                       ctx_->name(ahead), ctx_->name(behind), ms(lead * N), ms(dur), ms(band * N));
+  };
+  if (w.from_zero) {
+    if (w.max_x.lo - u > B_ab.hi && promised)
+      book.sure(kLag, a, (w.max_x.lo - u - B_ab.hi) * N, ctx_->cpu, line,
+                lag_msg(a, b, w.max_x.lo, B_ab.hi));
+    else if (w.max_x.hi + u > B_ab.lo)
+      book.possible(kLag, a, why, (w.max_x.hi + u - B_ab.lo) * N, ctx_->cpu, line,
+                    lag_msg(a, b, w.max_x.hi, B_ab.lo));
+    if (-w.min_x.hi - u > B_ba.hi && promised)
+      book.sure(kLag, b, (-w.min_x.hi - u - B_ba.hi) * N, ctx_->cpu, line,
+                lag_msg(b, a, -w.min_x.hi, B_ba.hi));
+    else if (-w.min_x.lo + u > B_ba.lo)
+      book.possible(kLag, b, why, (-w.min_x.lo + u - B_ba.lo) * N, ctx_->cpu, line,
+                    lag_msg(b, a, -w.min_x.lo, B_ba.lo));
+    return;
+  }
+  const double swing_lo = w.max_x.lo - w.min_x.hi, swing_hi = w.max_x.hi - w.min_x.lo;
+  const bool a_last = w.t_max_lo > w.t_min_hi;  // the gap's last extreme is a's lead
+  const int64_t ahead = a_last ? a : b, behind = a_last ? b : a;
+  if (swing_lo - u > S.hi && promised)
+    book.sure(kLag, ahead, (swing_lo - u - S.hi) * N, ctx_->cpu, line,
+              lag_msg(ahead, behind, swing_lo, S.hi));
+  else if (swing_hi + u > S.lo)
+    book.possible(kLag, ahead, why, (swing_hi + u - S.lo) * N, ctx_->cpu, line,
+                  lag_msg(ahead, behind, swing_hi, S.lo));
+}
+
+void CfsRqTrack::leave(int64_t id, int64_t t, int line) { drop(id, t, line, true, {}); }
+
+void CfsRqTrack::leave_unseen(int64_t id, int64_t t, int line, Reasons why) {
+  drop(id, t, line, false, why);
+}
+
+void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
+  const auto it = members_.find(id);
+  if (it == members_.end()) return;
+  Member& m = it->second;
+  if (m.wait) judge_wait(id, m, t, line, seen, {}, why);
+  if (!seen) {  // its partners' service since its last sighting may fall after it left
+    const double since = tau_ - m.tau_seen;
+    for (auto& [key, w] : windows_) {
+      if (key.first != id && key.second != id) continue;
+      const int64_t other = key.first == id ? key.second : key.first;
+      w.u += since / members_.at(other).info.weight.lo;
+      w.why |= why;
+    }
+  }
+  close_windows(id, t, line, false);
+  fluid_leave(id, m);
+  members_.erase(it);
+  ++epoch_;
+  for (auto& [oid, o] : members_)
+    if (o.wait) ++o.wait->leaves;
+}
+
+void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_run) {
+  const auto it = members_.find(e.id);
+  if (it == members_.end()) return;
+  close_windows(e.id, t, line, during_run);
+  Member& m = it->second;
+  if (m.wait) m.wait->weight_changed = true;
+  for (auto& [oid, o] : members_)
+    if (o.wait && oid != e.id) {  // a heavier weight counts like a join for the others' waits
+      o.wait->weight_changed = true;
+      o.wait->joined += Range{std::max(0.0, e.weight.lo - m.info.weight.lo),
+                              std::max(0.0, e.weight.hi - m.info.weight.lo)};
+      o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(e.slice.hi, ctx_->tick_ns));
+    }
+  if (m.fluid) {  // the phase at the old weight ends; its lag goes on into the next
+    fluid_extremes(m);
+    const double lag = fluid_ideal(m) - m.received;
+    if (ctx_->on_fluid)
+      ctx_->on_fluid(e.id,
+                     {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
+    m.adjust = lag;
+    m.carried = lag;  // owed in the phase that ended, not in the next one
+    m.received = 0;
+    w_fluid_ -= m.w_fluid;
+    m.fluid = false;
+  }
+  m.info = e;
+  fluid_join_keep(m);
+  open_windows(e.id, t);
+}
+
+void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
+  const auto it = members_.find(e.id);
+  if (it == members_.end()) return;
+  if (tight(it->second.info.weight) != tight(e.weight)) {
+    change(e, t, line, false);
+    return;
+  }
+  it->second.info = e;
+  for (auto& [key, w] : windows_) {
+    if (key.first == e.id) w.wa = w.wa.hull(e.weight);
+    if (key.second == e.id) w.wb = w.wb.hull(e.weight);
+  }
+  if (!e.weight.is_exact())
+    for (auto& [oid, o] : members_)
+      if (o.wait) o.wait->weight_changed = true;
+}
+
+void CfsRqTrack::finish(int64_t t, int line) {
+  finishing_ = true;  // the waits still open are judged as they stand, not counted as delays
+  for (auto& [id, m] : members_)
+    if (m.wait) judge_wait(id, m, t, line, true, {}, {});
+  for (auto it = windows_.begin(); it != windows_.end(); it = windows_.erase(it))
+    judge_window(it->first.first, it->first.second, it->second, t, line,
+                 members_.at(it->first.first).sigma, members_.at(it->first.second).sigma);
+  for (auto& [id, m] : members_) {
+    fluid_extremes(m);
+    if (m.fluid && ctx_->on_fluid)
+      ctx_->on_fluid(id,
+                     {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
+  }
+}
+
+void CfsRqTrack::fluid_join(Member& m) {
+  m.adjust = m.carried = 0;
+  m.fluid_exact = true;
+  m.received = 0;
+  m.min_lag = m.max_lag = 0;
+  m.v0 = v_;
+  fluid_join_keep(m);
+}
+
+void CfsRqTrack::fluid_join_keep(Member& m) {
+  if (!m.info.weight.bounded() && m.info.fluid_weight <= 0) return;
+  m.fluid = true;
+  m.w_fluid = m.info.fluid_weight > 0 ? m.info.fluid_weight : m.info.weight.mid();
+  m.v0 = v_;
+  w_fluid_ += m.w_fluid;
+}
+
+void CfsRqTrack::fluid_extremes(Member& m) {
+  if (!m.fluid) return;
+  const double lag = fluid_ideal(m) - m.received;
+  m.min_lag = std::min(m.min_lag, lag);
+  m.max_lag = std::max(m.max_lag, lag);
+}
+
+// Leaving, an entity's lag (owed minus received) goes to those that stay, in proportion to
+// their weights — the fluid ideal renormalised, as V is when an entity leaves (TR eq. 18) — so
+// what it was owed while it stayed is settled at what it received, and the ideals of a cfs_rq
+// add up to the service it got.
+void CfsRqTrack::fluid_leave(int64_t id, Member& m) {
+  if (!m.fluid) return;
+  fluid_extremes(m);
+  const double lag = fluid_ideal(m) - m.received;
+  w_fluid_ -= m.w_fluid;
+  m.fluid = false;
+  if (w_fluid_ > 1e-9)
+    for (auto& [oid, o] : members_)
+      if (oid != id && o.fluid) o.adjust += lag * o.w_fluid / w_fluid_;
+  if (!m.fluid_exact)  // the lag it leaves to the others is not known either
+    for (auto& [oid, o] : members_)
+      if (o.fluid) o.fluid_exact = false;
+  if (ctx_->on_fluid)
+    ctx_->on_fluid(id, {m.received - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
+}
+
+}  // namespace vlag::kernel

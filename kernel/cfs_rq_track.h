@@ -1,0 +1,185 @@
+// One cfs_rq on one CPU as a kernel trace shows it (SPEC.md §6.2): the entities queued on it
+// (tasks, and the group entities of child groups), the service each receives, and from that
+//   - THM-SHARE and THM-LAG-BOUND-LINUX on every pair of entities runnable together: the change
+//     of their vruntime gap, Δ(s_i/w_i − s_j/w_j), at the end of the window and its swing within;
+//   - INV-NO-STARVATION on every wait: the service the other entities got meanwhile against
+//     the weight-scaled bound of kernel/starvation_bound.h;
+//   - the renormalised fluid ideal of each entity and its lag, as figures.
+// What the trace leaves open — a weight known only within a range, service during a window
+// whose switches were not recorded, an arrival or departure not recorded — widens the
+// measurement or the bound, so the verdicts land on SPEC.md §6.3's lattice through VerdictBook.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "kernel/range.h"
+#include "kernel/verdict_book.h"
+#include "spec/verdict.h"
+
+namespace vlag::kernel {
+
+/// What the caller knows of an entity when it joins or changes.
+struct EntityInfo {
+  int64_t id = 0;           // a pid, or a negative id for a group entity
+  Range weight;             // unscaled (1024 = nice 0)
+  Range slice;              // ns
+  Reasons unknown;          // why weight or slice is a range (WeightUnknown, MissingSnapshot)
+  double fluid_weight = 0;  // the weight the fluid figures give it (0: weight.mid())
+};
+
+enum class JoinKind : uint8_t {
+  New,       // wakeup_new: placed with zero lag
+  Woken,     // a wakeup: placed with its saved lag
+  Migrated,  // moved in from another CPU, with its lag
+  Appeared,  // found running or picked without a recorded arrival
+};
+
+/// What a level reports about an entity when it leaves or at the end: its fluid figures, and
+/// whether every weight they rest on was known (exact: else the ideal and lags are no figures).
+struct FluidTotals {
+  double ideal_ns = 0, received_ns = 0, min_lag_ns = 0, max_lag_ns = 0;
+  bool exact = true;
+};
+
+/// What the level tells its caller about a finished wait (the figures of perf sched latency).
+struct WaitFigure {
+  int64_t from_ns = 0, to_ns = 0;
+  bool known = false;  // start and end both recorded
+  bool woken = false;
+};
+
+struct LevelContext {
+  int cpu = 0;
+  int64_t tick_ns = 0;
+  int64_t user_threshold_ns = 0;
+  VerdictBook* book = nullptr;
+  std::function<std::string(int64_t)> name;  // a subject's text
+  std::function<void(int64_t, const FluidTotals&)> on_fluid;
+  std::function<void(int64_t, const WaitFigure&)> on_wait;
+  const double* cpu_unknown_ns = nullptr;  // the CPU's unrecorded time so far
+};
+
+class CfsRqTrack {
+ public:
+  CfsRqTrack(std::string path, const LevelContext* ctx)
+      : path_(std::move(path)), ctx_(ctx), unknown_at_creation_(*ctx->cpu_unknown_ns) {}
+
+  const std::string& path() const { return path_; }
+  bool has(int64_t id) const { return members_.count(id) != 0; }
+  bool empty() const { return members_.empty(); }
+  double service() const { return tau_; }
+
+  /// The entity is queued (waiting) from t. For Appeared, its wait began at an unknown time no
+  /// earlier than `earliest`, for the reasons given.
+  void join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest = 0,
+            Reasons start_unknown = {});
+  /// A fresh pick at t: its wait ends. With `uncertain_from`, the pick happened at an unknown
+  /// moment in [uncertain_from, t] (a window whose switches were not recorded).
+  void pick(int64_t id, int64_t t, int line, std::optional<int64_t> uncertain_from = {});
+  /// Its run ends at t and it stays queued: preempted, its wait begins.
+  void stop(int64_t id, int64_t t);
+  /// It ran dt ns, ending at t.
+  void run(int64_t id, int64_t dt);
+  /// It may have run up to ns more than the trace shows (an unrecorded window).
+  void uncertain(int64_t id, double ns, Reasons why);
+  /// The kernel's accounting of it came `excess` ns later than a tick after the last: the tick
+  /// was late, and it may have run that much past what the bounds allow (SPEC.md §6.2).
+  void late_tick(int64_t id, double excess);
+  /// It left the queue at t (blocked, migrated, exited); a wait in progress ends unserved.
+  void leave(int64_t id, int64_t t, int line);
+  /// It left at an unknown moment since its last sighting; the trace noticed at t.
+  void leave_unseen(int64_t id, int64_t t, int line, Reasons why);
+  /// Its weight or slice changed: its pair windows close (without the run in progress when
+  /// during_run) and reopen with the new values.
+  void change(const EntityInfo& e, int64_t t, int line, bool during_run);
+  /// A group entity's weight range moved without a reweight the trace saw (PELT): only the
+  /// accounting of later service changes, unless it crosses the judged threshold.
+  void drift(const EntityInfo& e, int64_t t, int line);
+  /// Every pair window and wait still open is judged as it stands.
+  void finish(int64_t t, int line);
+
+  /// A task of this cfs_rq blocked here: it may stay queued as a delayed entity (SPEC.md §4.9)
+  /// until it is seen again.
+  void add_sleeper(int64_t id, double weight) { sleepers_[id] = weight; }
+  void forget_sleeper(int64_t id) { sleepers_.erase(id); }
+
+ private:
+  struct Wait {
+    int64_t from = 0;  // its start, or (start unknown) the earliest it can have started
+    bool start_known = true;
+    Reasons start_why;
+    bool woken = false;
+    double tau0 = 0, unknown0 = 0;  // the cfs_rq's service and the CPU's unrecorded time then
+    Range W0, n0;  // the cfs_rq's weight (k included) and other entities at the start
+    Range joined;  // the weight of the entities that joined since
+    int joins = 0, leaves = 0;
+    double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others
+    bool weight_changed = false;
+    double late = 0;  // service the others got past their requests plus a tick (late ticks)
+  };
+  struct Member {
+    EntityInfo info;
+    bool running = false;
+    bool fresh_new = false;  // joined new and has not run
+    uint64_t new_epoch = 0;
+    Range sigma;  // Σ δ/w since joining: service per unit weight
+    Range sigma_at_pick;
+    std::optional<Wait> wait;
+    double tau_seen = 0;  // the level's service at its last sighting
+    // fluid figures
+    bool fluid = false;
+    double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
+    double carried = 0;       // the lag a weight change carried into this phase (in adjust)
+    bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
+  };
+  struct Window {
+    Range a0, b0;  // σ of each when the window was (re)based
+    bool picked_a = false, picked_b = false, established = false, from_zero = false;
+    int64_t t0 = 0;
+    Range wa, wb, ra, rb;                            // hulls of weight and slice over the window
+    Range max_x{0, 0}, min_x{0, 0};                  // extremes of the gap's lower and upper ends
+    uint64_t order = 0, t_max_lo = 0, t_min_hi = 0;  // which extreme came last
+    double u = 0;                                    // uncertainty of x, ns per unit weight
+    Reasons why;
+  };
+
+  void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
+  void open_windows(int64_t id, int64_t t);
+  void close_windows(int64_t id, int64_t t, int line, bool without_run);
+  void judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range xa_end,
+                    Range xb_end);
+  void start_wait(Member& m, int64_t id, int64_t t, bool known, int64_t from, Reasons why,
+                  bool woken);
+  // o_lo_valid: the wait lasted at least until t's service (false: it may have ended any time
+  // since it began); end_lo: the pick happened at an unknown moment in [end_lo, t].
+  void judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_lo_valid,
+                  std::optional<int64_t> end_lo, Reasons end_why);
+  void fluid_join(Member& m);
+  void fluid_join_keep(Member& m);
+  void fluid_leave(int64_t id, Member& m);
+  double fluid_ideal(const Member& m) const { return m.w_fluid * (v_ - m.v0) + m.adjust; }
+  void fluid_extremes(Member& m);
+  Range weight_sum() const;
+  double m_hat_lo(int64_t except) const;
+  Range x_of(const Window& w, Range sa, Range sb) const;  // the gap's change since rebasing
+  void note_extremes(Window& w, Range x);
+  void update_extremes(int64_t id);
+
+  std::string path_;
+  const LevelContext* ctx_;
+  std::map<int64_t, Member> members_;
+  std::map<std::pair<int64_t, int64_t>, Window> windows_;  // (a, b), a < b
+  std::map<int64_t, double> sleepers_;                     // possibly delayed: weight
+  double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
+  double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
+  uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag
+  bool finishing_ = false;      // finish(): open waits are judged, not counted as delays
+  double v_ = 0, w_fluid_ = 0;  // the fluid clock and weight (SPEC.md §6.2)
+};
+
+}  // namespace vlag::kernel
