@@ -51,7 +51,7 @@ bool eligible(const Average& a, uint64_t vruntime);
 /// The real time entity_lag() clamps a saved lag to, as calc_delta_fair() of it gives the limit:
 /// max(2·slice, TICK_NSEC) (Linux 6.6–6.18), or the cfs_rq's largest slice (its queued
 /// entities' and curr's, se->max_slice augments the tree for it) plus TICK_NSEC on kernels with
-/// se->max_slice (7.0; backported to 6.18.y).
+/// se->max_slice (the development machine's 6.18.44 among them).
 int64_t lag_clamp_span(bool max_slice_rule, uint64_t slice, uint64_t max_slice, int hz);
 /// entity_lag(): V − v clamped to ±limit.
 inline int64_t clamp_lag(uint64_t V, uint64_t v, int64_t limit) {
