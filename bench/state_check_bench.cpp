@@ -1,12 +1,12 @@
 // The checker of the kernel's own numbers on one capture, one core: reading and decoding it
-// (kernel/state_capture_file.h), then every check of SPEC.md §6.4 over its records
-// (kernel/state_checks.h), best of three, as records per second.
+// (kernel/state/capture_file.h), then every check of SPEC.md §6.4 over its records
+// (kernel/state/checks.h), best of three, as records per second.
 // Usage: vlag_state_check_bench CAPTURE (a `vlag kernel record --state` directory or raw file)
 #include <chrono>
 #include <iostream>
 
-#include "kernel/state_capture_file.h"
-#include "kernel/state_checks.h"
+#include "kernel/state/capture_file.h"
+#include "kernel/state/checks.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // `vlag kernel record --state [--cpus LIST] [--duration S] [-o DIR] [-- COMMAND]` captures the
-// kernel's own state (kernel/state_record.h) and checks it; `vlag kernel check --state FILE...`
-// checks saved captures (kernel/state_capture_file.h), no root needed. Each prints the report of
-// kernel/state_report.h: exit 0 when nothing was violated, 1 when something was (or, under
+// kernel's own state (kernel/state/record.h) and checks it; `vlag kernel check --state FILE...`
+// checks saved captures (kernel/state/capture_file.h), no root needed. Each prints the report of
+// kernel/state/report.h: exit 0 when nothing was violated, 1 when something was (or, under
 // --strict, was inconclusive: SPEC.md §6.3), 2 when the capture cannot be made here (not root, no
 // BTF, the BPF part not built, a tracepoint missing) or a file cannot be read.
 #include "cli/kernel_state_command.h"
@@ -12,10 +12,10 @@
 #include <iostream>
 #include <memory>
 
-#include "kernel/state_capture_file.h"
-#include "kernel/state_checks.h"
-#include "kernel/state_record.h"
-#include "kernel/state_report.h"
+#include "kernel/state/capture_file.h"
+#include "kernel/state/checks.h"
+#include "kernel/state/record.h"
+#include "kernel/state/report.h"
 
 namespace vlag::cli {
 namespace {

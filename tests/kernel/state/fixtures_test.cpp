@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <functional>
 
-#include "kernel/state_arith.h"
-#include "kernel/state_capture_file.h"
-#include "kernel/state_checks.h"
+#include "kernel/state/arith.h"
+#include "kernel/state/capture_file.h"
+#include "kernel/state/checks.h"
 #include "spec/properties.h"
 
 namespace vlag::kernel::state {

@@ -1,6 +1,6 @@
 // The checks on the kernel's own numbers against the running kernel: two hogs (nice 0 and 2)
 // and a periodic task with a custom slice pinned to the last CPU, captured by
-// `vlag kernel record --state`'s own path (kernel/state_record.h, raw records decoded after),
+// `vlag kernel record --state`'s own path (kernel/state/record.h, raw records decoded after),
 // then judged — nothing violated, nothing lost, and the picks, sums, deadlines, saved lags and
 // placements judged by the hundred. Skipped, visibly, where capturing is not possible (the BPF
 // part not built, not root, no BTF).
@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "kernel/state_capture_file.h"
-#include "kernel/state_checks.h"
-#include "kernel/state_record.h"
-#include "kernel/state_report.h"
+#include "kernel/state/capture_file.h"
+#include "kernel/state/checks.h"
+#include "kernel/state/record.h"
+#include "kernel/state/report.h"
 #include "spec/properties.h"
 
 namespace vlag::kernel::state {

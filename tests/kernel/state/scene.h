@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kernel/bpf/state_capture.h"
-#include "kernel/state_arith.h"
-#include "kernel/state_capture_file.h"
+#include "kernel/state/arith.h"
+#include "kernel/state/capture_file.h"
 
 namespace vlag::kernel::state::testing {
 

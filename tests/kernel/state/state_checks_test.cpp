@@ -1,13 +1,13 @@
-// The checks on the kernel's own numbers (kernel/state_checks.h) on a cfs_rq built by hand
+// The checks on the kernel's own numbers (kernel/state/checks.h) on a cfs_rq built by hand
 // (scene.h): a consistent history holds everywhere, each planted fault is caught with its ID,
 // and what the capture cannot show is inconclusive with its reason, never violated.
-#include "kernel/state_checks.h"
+#include "kernel/state/checks.h"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "kernel/state_arith.h"
+#include "kernel/state/arith.h"
 #include "reference/arith.h"
 #include "spec/properties.h"
 #include "spec/weights.h"

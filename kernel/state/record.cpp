@@ -1,11 +1,11 @@
-#include "kernel/state_record.h"
+#include "kernel/state/record.h"
 
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "kernel/state_capture_file.h"
+#include "kernel/state/capture_file.h"
 #include "spec/error.h"
 
 namespace vlag::kernel::state {

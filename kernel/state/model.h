@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "kernel/bpf/state_capture.h"
-#include "kernel/state_capture_file.h"
+#include "kernel/state/capture_file.h"
 
 namespace vlag::kernel::state {
 

@@ -1,4 +1,4 @@
-#include "kernel/state_capture_file.h"
+#include "kernel/state/capture_file.h"
 
 #include <simdjson.h>
 

@@ -12,8 +12,8 @@
 
 #include <set>
 
-#include "kernel/state_arith.h"
-#include "kernel/state_check_context.h"
+#include "kernel/state/arith.h"
+#include "kernel/state/check_context.h"
 #include "rules/invariants.h"
 #include "spec/properties.h"
 

@@ -7,7 +7,7 @@
 // violation by itself.
 #include <fmt/format.h>
 
-#include "kernel/state_check_context.h"
+#include "kernel/state/check_context.h"
 
 namespace vlag::kernel::state {
 

@@ -1,8 +1,8 @@
-#include "kernel/state_model.h"
+#include "kernel/state/model.h"
 
 #include <algorithm>
 
-#include "kernel/state_arith.h"
+#include "kernel/state/arith.h"
 
 namespace vlag::kernel::state {
 namespace {

@@ -1,11 +1,11 @@
-#include "kernel/state_checks.h"
+#include "kernel/state/checks.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "kernel/state_check_context.h"
+#include "kernel/state/check_context.h"
 #include "spec/properties.h"
 
 namespace vlag::kernel::state {

@@ -1,4 +1,4 @@
-#include "kernel/state_verdict.h"
+#include "kernel/state/verdict.h"
 
 namespace vlag::kernel::state {
 

@@ -1,4 +1,4 @@
-#include "kernel/state_arith.h"
+#include "kernel/state/arith.h"
 
 #include <algorithm>
 #include <bit>

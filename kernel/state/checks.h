@@ -1,6 +1,6 @@
 // The checks of SPEC.md §6.4 on a capture of the kernel's own EEVDF state: each pick, placement,
 // saved lag, deadline and cfs_rq sum the capture shows, judged against the kernel's own numbers
-// in the kernel's own arithmetic (kernel/state_arith.h), with the model of kernel/state_model.h
+// in the kernel's own arithmetic (kernel/state/arith.h), with the model of kernel/state/model.h
 // saying where the capture cannot show enough (inconclusive, with the reason). One tally per ID
 // of spec/properties.h, the figures the IDs do not turn into verdicts (the bits the 64-bit sums
 // use, how often the model's replay of a run delta matched the kernel's), and a witness for each
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernel/state_capture_file.h"
-#include "kernel/state_verdict.h"
+#include "kernel/state/capture_file.h"
+#include "kernel/state/verdict.h"
 
 namespace vlag::kernel::state {
 

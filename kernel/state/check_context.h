@@ -1,16 +1,16 @@
-// What the checks of SPEC.md §6.4 share (kernel/state_checks.cpp runs them): the kernel's
+// What the checks of SPEC.md §6.4 share (kernel/state/checks.cpp runs them): the kernel's
 // parameters as the rules of rules/invariants.h take them, the model, the report they add to,
 // and the witness lines that print an entity or a cfs_rq. Each check file judges one family:
-// state_pick_check.cpp the picks and sums at a switch, state_lag_check.cpp the lag a dequeue
-// saved and a wakeup's placement, state_deadline_check.cpp the deadlines, state_replay_check.cpp
+// pick_check.cpp the picks and sums at a switch, lag_check.cpp the lag a dequeue
+// saved and a wakeup's placement, deadline_check.cpp the deadlines, replay_check.cpp
 // the model's replay of run deltas.
 #pragma once
 
 #include <string>
 
 #include "kernel/bpf/state_capture.h"
-#include "kernel/state_checks.h"
-#include "kernel/state_model.h"
+#include "kernel/state/checks.h"
+#include "kernel/state/model.h"
 #include "spec/features.h"
 
 namespace vlag::kernel::state {

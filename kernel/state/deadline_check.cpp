@@ -11,8 +11,8 @@
 
 #include <unordered_set>
 
-#include "kernel/state_arith.h"
-#include "kernel/state_check_context.h"
+#include "kernel/state/arith.h"
+#include "kernel/state/check_context.h"
 #include "spec/properties.h"
 
 namespace vlag::kernel::state {

@@ -1,7 +1,7 @@
 // `vlag kernel record --state`: the kernel's own EEVDF state captured with BPF around a command
 // (kernel/bpf/), kept as the ring buffer's raw records and decoded afterwards — decoding as they
 // come costs the reader a CPU on a busy machine, and then records are lost — into a directory the
-// checks of SPEC.md §6.4 read (kernel/state_capture_file.h): state.raw and capture.json.
+// checks of SPEC.md §6.4 read (kernel/state/capture_file.h): state.raw and capture.json.
 #pragma once
 
 #include <functional>

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "kernel/state_capture_file.h"
-#include "kernel/state_checks.h"
+#include "kernel/state/capture_file.h"
+#include "kernel/state/checks.h"
 
 namespace vlag::kernel::state {
 

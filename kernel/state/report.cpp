@@ -1,4 +1,4 @@
-#include "kernel/state_report.h"
+#include "kernel/state/report.h"
 
 #include <fmt/format.h>
 

@@ -15,8 +15,8 @@
 // clock, else inconclusive.
 #include <fmt/format.h>
 
-#include "kernel/state_arith.h"
-#include "kernel/state_check_context.h"
+#include "kernel/state/arith.h"
+#include "kernel/state/check_context.h"
 #include "rules/invariants.h"
 #include "spec/properties.h"
 
