@@ -42,6 +42,11 @@ class CommandOutput::Pipes : public std::streambuf {
     close_fd(err);
   }
 
+  void close_output() {
+    close_fd(out);
+    setg(nullptr, nullptr, nullptr);
+  }
+
   /// Reads standard error to its end (once standard output is done).
   void drain_errors() {
     while (err >= 0) read_error();
@@ -158,18 +163,30 @@ bool CommandOutput::finish() {
   if (pid_ < 0) return ok_;
   out_.ignore(std::numeric_limits<std::streamsize>::max());
   pipes_->drain_errors();
+  reap();
+  return ok_;
+}
+
+bool CommandOutput::stop_failed() {
+  if (pid_ < 0) return !ok_;
+  kill(pid_, SIGTERM);
+  pipes_->close_output();  // a child that goes on writing gets EPIPE, never blocks
+  pipes_->drain_errors();
+  reap();
+  return !ok_ && signal_ != SIGTERM;
+}
+
+void CommandOutput::reap() {
   int st = 0;
   while (waitpid(pid_, &st, 0) < 0)
     if (errno != EINTR) break;
   pid_ = -1;
   ok_ = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-  killed_ = WIFSIGNALED(st);
-  if (killed_)
-    ended_ =
-        "killed by signal " + std::to_string(WTERMSIG(st)) + " (" + strsignal(WTERMSIG(st)) + ")";
+  signal_ = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+  if (signal_)
+    ended_ = "killed by signal " + std::to_string(signal_) + " (" + strsignal(signal_) + ")";
   else
     ended_ = "exit " + std::to_string(WEXITSTATUS(st));
-  return ok_;
 }
 
 std::string CommandOutput::last_error_line() const {
@@ -189,7 +206,7 @@ PerfParseStats parse_child_output(CommandOutput& child, const std::string& name,
   try {
     stats = parse_perf_script(child.out(), name, sink, options);
   } catch (const Error&) {
-    if (!child.finish()) throw Error(failed(child));
+    if (child.stop_failed()) throw Error(failed(child));
     throw;
   }
   if (!child.finish()) throw Error(failed(child));

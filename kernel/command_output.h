@@ -37,26 +37,33 @@ class CommandOutput {
   std::istream& out() { return out_; }
   /// Reads the rest of its output and waits for its end; true when it exited with status 0.
   bool finish();
+  /// Ends it without reading the rest (its reader gave up); true when it had already failed on
+  /// its own, so that its failure, not the reader's, explains what went wrong.
+  bool stop_failed();
   /// After finish(): how it ended, for a message ("exit 255", "killed by signal 11
   /// (Segmentation fault)").
   std::string how_it_ended() const { return ended_; }
-  bool killed() const { return killed_; }
+  /// After finish(): whether a signal ended it.
+  bool killed() const { return signal_ != 0; }
   /// The last line it wrote to standard error that was not blank ("" when none).
   std::string last_error_line() const;
 
  private:
   class Pipes;
   void make_pipes(int (&out)[2], int (&err)[2], const std::string& what);
+  void reap();
 
   std::unique_ptr<Pipes> pipes_;
   std::istream out_;
   pid_t pid_ = -1;
-  bool ok_ = false, killed_ = false;
+  bool ok_ = false;
+  int signal_ = 0;
   std::string ended_;
 };
 
 /// Parses what `child` prints as capture text named `name`, passing each event to sink. When the
-/// child fails, failed(child) is thrown instead of whatever the parser made of its output.
+/// child fails, failed(child) is thrown instead of whatever the parser made of its output; when
+/// the parser gives up first, the child is stopped rather than read to its end.
 PerfParseStats parse_child_output(CommandOutput& child, const std::string& name,
                                   const std::function<void(KernelEvent&)>& sink,
                                   const PerfParseOptions& options,

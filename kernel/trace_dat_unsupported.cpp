@@ -10,9 +10,9 @@ bool trace_dat_supported() { return false; }
 PerfParseStats read_trace_dat(const std::string&, const std::string& name,
                               const std::function<void(KernelEvent&)>&, const PerfParseOptions&) {
   throw Error(name +
-              ": a trace.dat, but trace.dat support not built (libtracecmd was not found when "
-              "vlag was built: install libtracecmd-dev and rebuild, or print it with "
-              "`trace-cmd report -t` and give vlag the text)");
+              ": a trace.dat, but trace.dat support not built (vlag was built without "
+              "libtracecmd: install libtracecmd-dev and rebuild, or give vlag the text of "
+              "`trace-cmd report -t -N`)");
 }
 
 }  // namespace vlag::kernel

@@ -19,13 +19,13 @@ void WorstWakeups::charge(Cpu& c, int cpu, Waiting& w, int64_t until) {
   const int64_t ns = until - std::max(c.since, w.queued_since);
   if (ns <= 0) return;
   RanMeanwhile& r = w.ran[{cpu, c.curr}];
-  r.pid = c.curr, r.cpu = cpu, r.comm = c.comm;
+  if (r.ns == 0) r.pid = c.curr, r.cpu = cpu, r.comm = c.comm;
   r.ns += ns;
 }
 
-void WorstWakeups::dequeue(int64_t pid, Waiting& w) {
+void WorstWakeups::dequeue(Waiting& w) {
   auto& q = cpus_[w.queue_cpu].queued;
-  q.erase(std::remove(q.begin(), q.end(), pid), q.end());
+  q.erase(std::remove(q.begin(), q.end(), &w), q.end());
 }
 
 void WorstWakeups::keep(WorstWakeup w) {
@@ -40,9 +40,9 @@ void WorstWakeups::keep(WorstWakeup w) {
 
 void WorstWakeups::on_switch(const KernelEvent& e) {
   Cpu& c = cpus_[e.cpu];
-  for (const int64_t pid : c.queued) charge(c, e.cpu, waiting_.at(pid), e.time_ns);
+  for (Waiting* w : c.queued) charge(c, e.cpu, *w, e.time_ns);
   if (const auto gone = waiting_.find(e.prev_pid); gone != waiting_.end()) {
-    dequeue(e.prev_pid, gone->second);  // it ran where the trace does not show: not measured
+    dequeue(gone->second);  // it ran where the trace does not show: not measured
     waiting_.erase(gone);
   }
   if (c.running && c.running->pid == e.prev_pid) {
@@ -65,7 +65,7 @@ void WorstWakeups::on_switch(const KernelEvent& e) {
   Waiting& w = it->second;
   if (w.queue_cpu != e.cpu)  // picked from another CPU's queue: what ran there until now
     charge(cpus_[w.queue_cpu], w.queue_cpu, w, e.time_ns);
-  dequeue(e.pid, w);
+  dequeue(w);
   WorstWakeup out = std::move(w.w);
   out.comm = e.comm;
   out.cpu = e.cpu;
@@ -102,8 +102,8 @@ void WorstWakeups::on_event(const KernelEvent& e) {
       w.w.woken_ns = e.time_ns;
       w.queue_cpu = e.target_cpu.value_or(e.cpu);
       w.queued_since = e.time_ns;
-      cpus_[w.queue_cpu].queued.push_back(e.pid);
-      waiting_.emplace(e.pid, std::move(w));
+      Waiting& placed = waiting_.emplace(e.pid, std::move(w)).first->second;
+      cpus_[placed.queue_cpu].queued.push_back(&placed);
       return;
     }
     case KernelEventKind::Migrate: {
@@ -111,10 +111,10 @@ void WorstWakeups::on_event(const KernelEvent& e) {
       if (it == waiting_.end() || !e.dest_cpu) return;
       Waiting& w = it->second;
       charge(cpus_[w.queue_cpu], w.queue_cpu, w, e.time_ns);
-      dequeue(e.pid, w);
+      dequeue(w);
       w.queue_cpu = *e.dest_cpu;
       w.queued_since = e.time_ns;
-      cpus_[w.queue_cpu].queued.push_back(e.pid);
+      cpus_[w.queue_cpu].queued.push_back(&w);
       return;
     }
     default:

@@ -65,12 +65,12 @@ class WorstWakeups {
     int64_t curr = 0;
     std::string comm;
     int64_t since = 0;
-    std::vector<int64_t> queued;         // pids waiting here
+    std::vector<Waiting*> queued;        // those waiting here (nodes of waiting_)
     std::optional<WorstWakeup> running;  // a measured wakeup now running here
   };
 
   void charge(Cpu& c, int cpu, Waiting& w, int64_t until);
-  void dequeue(int64_t pid, Waiting& w);
+  void dequeue(Waiting& w);
   void keep(WorstWakeup w);
   void on_switch(const KernelEvent& e);
 
