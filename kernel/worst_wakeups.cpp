@@ -19,7 +19,8 @@ void WorstWakeups::charge(Cpu& c, int cpu, Waiting& w, int64_t until) {
   const int64_t ns = until - std::max(c.since, w.queued_since);
   if (ns <= 0) return;
   RanMeanwhile& r = w.ran[{cpu, c.curr}];
-  if (r.ns == 0) r.pid = c.curr, r.cpu = cpu, r.comm = c.comm;
+  r.pid = c.curr, r.cpu = cpu;
+  if (r.comm != c.comm) r.comm = c.comm;  // its latest name; copied only when it changes
   r.ns += ns;
 }
 
