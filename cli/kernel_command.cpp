@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/kernel_commands.h"
+#include "cli/kernel_replay_command.h"
 #include "kernel/record.h"
 
 namespace vlag::cli {
@@ -144,6 +145,8 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
                 "Skip and count malformed lines (exit 2 if any was skipped)");
   rec->add_option("command", lopts->record.command, "Command to run (after --)");
   rec->callback([lopts, &exit_code] { exit_code = run_record(*lopts); });
+
+  add_kernel_replay_command(*kernel, exit_code);
 }
 
 }  // namespace vlag::cli
