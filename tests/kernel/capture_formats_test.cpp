@@ -1,7 +1,7 @@
 // The binary forms of a capture against their text forms (tests/data/formats, recorded on the
 // development machine by scripts/capture-formats): perf.data through perf script and trace.dat
 // through libtracecmd give the events of perf.txt and trace.txt field for field, and so
-// byte-identical `vlag kernel check` and `vlag kernel import` output, text and JSON, --worst too
+// byte-identical `vlag kernel check`, `import` and `replay` output, text and JSON, --worst too
 // (the file's name aside, which each report prints); a binary form redirected to standard input
 // reads as its file does.
 #include <gtest/gtest.h>
@@ -114,6 +114,14 @@ TEST(CaptureFormats, ReportsAreByteIdentical) {
       EXPECT_EQ(b.out, t.out);
       EXPECT_NE(b.out.find("hog:"), std::string::npos);
       EXPECT_NE(b.out.find("periodic:"), std::string::npos);
+    }
+    for (const std::string options : {"", "--json"}) {
+      SCOPED_TRACE(p.binary + " replay " + options);
+      const auto b = vlag("kernel replay " + options + " " + quoted(p.binary), p.binary, tmp);
+      const auto t = vlag("kernel replay " + options + " " + quoted(p.text), p.text, tmp);
+      EXPECT_EQ(b.status, 0) << b.err;
+      EXPECT_EQ(b.out, t.out);
+      EXPECT_NE(b.out.find("first"), std::string::npos);  // its first difference
     }
     for (const std::string cpu : {"0", "1"}) {
       const auto b = vlag("kernel import --cpu " + cpu + " " + quoted(p.binary), p.binary, tmp);
