@@ -25,7 +25,7 @@ constexpr size_t kHeadBytes = 16;  // enough for every magic
 // whole from the start, so a pipe (standard input, `<(perf script …)`) need not seek back.
 class Rewound : public std::streambuf {
  public:
-  Rewound(std::streambuf* rest) : rest_(rest) {
+  explicit Rewound(std::streambuf* rest) : rest_(rest) {
     head_.resize(kHeadBytes);
     head_.resize(static_cast<size_t>(rest_->sgetn(head_.data(), kHeadBytes)));
     setg(head_.data(), head_.data(), head_.data() + head_.size());
