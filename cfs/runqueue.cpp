@@ -9,7 +9,7 @@
 namespace vlag::cfs {
 namespace {
 
-std::string id_str(TaskId id) { return std::to_string(id); }
+std::string id_str(EntityId id) { return std::to_string(id); }
 
 // Time may move forward by at most this much in one step, as in the EEVDF runqueues.
 constexpr int64_t kMaxStepNs = int64_t{1} << 50;
@@ -42,13 +42,13 @@ Runqueue::Runqueue(const Params& params, CfsOptions options)
 // ---------------------------------------------------------------------------------------------
 // Lookups and derived quantities
 
-Entity& Runqueue::get(TaskId id, const char* op) {
+Entity& Runqueue::get(EntityId id, const char* op) {
   auto it = entities_.find(id);
   if (it == entities_.end()) throw Error(std::string(op) + ": unknown task " + id_str(id));
   return it->second;
 }
 
-const EntityView& Runqueue::entity(TaskId id) const {
+const EntityView& Runqueue::entity(EntityId id) const {
   auto it = entities_.find(id);
   if (it == entities_.end()) throw Error("unknown task " + id_str(id));
   return it->second;
@@ -107,7 +107,7 @@ void Runqueue::latency_erase(Entity& e) {
   e.on_latency_tree = false;
 }
 
-void Runqueue::clear_buddies(TaskId id) {
+void Runqueue::clear_buddies(EntityId id) {
   if (next_ == id) next_.reset();
   if (last_ == id) last_.reset();
   if (skip_ == id) skip_.reset();
@@ -146,7 +146,7 @@ void Runqueue::place_entity(Entity& e, bool initial) {
   e.vruntime = is_long_sleeper(e) ? v : max_vruntime(e.vruntime, v);
 }
 
-void Runqueue::enqueue_entity(TaskId id) {
+void Runqueue::enqueue_entity(EntityId id) {
   Entity& e = get(id, "enqueue");
   if (e.status == Status::Queued) throw Error("enqueue: task " + id_str(id) + " is already queued");
   // A relative entity gets the min_vruntime of now: a migrated one is then placed as a waking
@@ -170,7 +170,7 @@ void Runqueue::enqueue_entity(TaskId id) {
   latency_insert(e, wakeup);
 }
 
-void Runqueue::dequeue_entity(TaskId id, bool sleep) {
+void Runqueue::dequeue_entity(EntityId id, bool sleep) {
   Entity& e = get(id, "dequeue");
   if (e.status != Status::Queued)
     throw Error("dequeue: task " + id_str(id) + " is not queued (it is sleeping)");
@@ -218,7 +218,7 @@ void Runqueue::put_prev_entity() {
 // the skip buddy is leftmost and the second is not too unfair; then the next buddy, else the
 // last buddy, if not too unfair against the leftmost; then (v9) the latency tree's leftmost if
 // not too unfair against that choice.
-std::optional<TaskId> Runqueue::pick_next_entity() {
+std::optional<EntityId> Runqueue::pick_next_entity() {
   need_resched_ = false;
   put_prev_entity();
   if (tree_.empty()) return std::nullopt;
@@ -291,7 +291,7 @@ void Runqueue::entity_tick() {
 // check_preempt_wakeup with v6.5's default features: WAKEUP_PREEMPTION on, NEXT_BUDDY off (so a
 // wakee becomes the next buddy only when it preempts), LAST_BUDDY on (curr becomes the last
 // buddy when it is preempted on a runqueue of at least sched_nr_latency tasks).
-bool Runqueue::check_preempt_wakeup(TaskId id) {
+bool Runqueue::check_preempt_wakeup(EntityId id) {
   Entity& p = get(id, "wakeup_preempt");
   if (p.status != Status::Queued)
     throw Error("wakeup_preempt: task " + id_str(id) + " is not queued");
@@ -344,7 +344,7 @@ void Runqueue::restore(Entity& e, bool waiting) {
   }
 }
 
-void Runqueue::reweight_entity(TaskId id, int64_t weight) {
+void Runqueue::reweight_entity(EntityId id, int64_t weight) {
   validate_weight(weight);
   Entity& e = get(id, "reweight");
   const bool waiting = save(e);
@@ -355,7 +355,7 @@ void Runqueue::reweight_entity(TaskId id, int64_t weight) {
   restore(e, waiting);
 }
 
-void Runqueue::set_latency_nice(TaskId id, int latency_nice) {
+void Runqueue::set_latency_nice(EntityId id, int latency_nice) {
   const int64_t offset = latency_offset_ns(latency_nice, tun_);
   Entity& e = get(id, "set_latency_nice");
   if (!options_.latency_nice)
@@ -367,12 +367,12 @@ void Runqueue::set_latency_nice(TaskId id, int latency_nice) {
   restore(e, waiting);
 }
 
-void Runqueue::set_slice(TaskId id, int64_t slice) {
+void Runqueue::set_slice(EntityId id, int64_t slice) {
   validate_slice(slice);
   get(id, "set_slice");
 }
 
-void Runqueue::create(TaskId id, int64_t weight, int64_t slice) {
+void Runqueue::create(EntityId id, int64_t weight, int64_t slice) {
   if (entities_.count(id)) throw Error("create: task " + id_str(id) + " exists already");
   validate_weight(weight);
   validate_slice(slice);
@@ -382,7 +382,7 @@ void Runqueue::create(TaskId id, int64_t weight, int64_t slice) {
   entities_.emplace(id, e);
 }
 
-void Runqueue::exit(TaskId id) {
+void Runqueue::exit(EntityId id) {
   Entity& e = get(id, "exit");
   if (e.status != Status::Sleeping)
     throw Error("exit: task " + id_str(id) + " is still queued; dequeue it first");
@@ -392,7 +392,7 @@ void Runqueue::exit(TaskId id) {
 // ---------------------------------------------------------------------------------------------
 // Migration
 
-std::optional<Migrant<int64_t>> Runqueue::detach(TaskId id) {
+std::optional<Migrant<int64_t>> Runqueue::detach(EntityId id) {
   Entity& e = get(id, "detach");
   if (e.status != Status::Sleeping) return std::nullopt;
   // A task never enqueued has no vruntime yet: it leaves level with min_vruntime.
@@ -400,7 +400,7 @@ std::optional<Migrant<int64_t>> Runqueue::detach(TaskId id) {
                         : e.relative ? e.vruntime
                                      : e.vruntime - min_vruntime_;
   Migrant<int64_t> m;
-  m.id = id;
+  m.se = id;
   m.weight = e.weight;
   m.vlag = (-rel).value();
   if (observer_) emit(Op{OpKind::Detach, id});  // reported while the entity is still here
@@ -410,16 +410,16 @@ std::optional<Migrant<int64_t>> Runqueue::detach(TaskId id) {
 
 bool Runqueue::attach(const Migrant<int64_t>& m) {
   validate_weight(m.weight);
-  if (entities_.count(m.id)) return false;
+  if (entities_.count(m.se)) return false;
   Entity e;
-  e.id = m.id;
+  e.id = m.se;
   e.weight = m.weight;
   e.vruntime = -m.vlag;
   e.relative = true;
   e.migrated = true;
   e.is_new = false;
-  entities_.emplace(m.id, e);
-  if (observer_) emit(Op{OpKind::Attach, m.id, m.weight});
+  entities_.emplace(m.se, e);
+  if (observer_) emit(Op{OpKind::Attach, m.se, m.weight});
   return true;
 }
 
@@ -428,19 +428,19 @@ bool Runqueue::attach(const Migrant<int64_t>& m) {
 
 void Runqueue::apply(const Op& op) {
   outcome_ = Outcome{};
-  std::optional<TaskId> picked;
+  std::optional<EntityId> picked;
   switch (op.kind) {
     case OpKind::Create:
-      create(op.id, op.a, op.b);
+      create(op.se, op.a, op.b);
       break;
     case OpKind::Exit:
-      exit(op.id);
+      exit(op.se);
       break;
     case OpKind::Enqueue:
-      enqueue_entity(op.id);
+      enqueue_entity(op.se);
       break;
     case OpKind::Dequeue:
-      dequeue_entity(op.id, op.flags & kDequeueSleep);
+      dequeue_entity(op.se, op.flags & kDequeueSleep);
       break;
     case OpKind::Pick:
       picked = pick_next_entity();
@@ -452,20 +452,20 @@ void Runqueue::apply(const Op& op) {
       entity_tick();
       break;
     case OpKind::Reweight:
-      reweight_entity(op.id, op.a);
+      reweight_entity(op.se, op.a);
       break;
     case OpKind::SetSlice:
-      set_slice(op.id, op.a);
+      set_slice(op.se, op.a);
       break;
     case OpKind::Yield:
       yield_task();
       break;
     case OpKind::WakeupPreempt:
-      outcome_.preempt = check_preempt_wakeup(op.id);
+      outcome_.preempt = check_preempt_wakeup(op.se);
       break;
     case OpKind::Detach:
     case OpKind::Attach:
-      throw Error(std::string(op_name(op.kind)) + " " + id_str(op.id) +
+      throw Error(std::string(op_name(op.kind)) + " " + id_str(op.se) +
                   ": a migration carries the entity; use detach() and attach()");
   }
   if (observer_) emit(op);
@@ -475,8 +475,9 @@ void Runqueue::apply(const Op& op) {
 // its absolute vruntime, d its latency-tree key v + latency_offset, vlag min_vruntime − v, r its
 // sched_slice, elig whether it is on the latency tree.
 void Runqueue::emit(const Op& op) {
-  Event<int64_t> ev;
+  StepReport<int64_t> ev;
   ev.op = op;
+  ev.rq = op.rq;  // one runqueue, whatever its operations call it
   ev.now = now_;
   if (op.kind == OpKind::Pick) ev.picked = curr_;
   ev.preempt = outcome_.preempt;
@@ -489,12 +490,13 @@ void Runqueue::emit(const Op& op) {
   const Entity* e = nullptr;
   if (about_curr) {
     if (curr_) e = &entities_.at(*curr_);
-  } else if (auto it = entities_.find(op.id); it != entities_.end()) {
+  } else if (auto it = entities_.find(op.se); it != entities_.end()) {
     e = &it->second;
   }
   if (e) {
     EntityState<int64_t> s;
-    s.id = e->id;
+    s.se = e->id;
+    s.task = e->id;
     s.weight = e->weight;
     s.slice = sched_slice(*e);
     const LinuxTime v = absolute_vruntime(*e);
@@ -506,7 +508,7 @@ void Runqueue::emit(const Op& op) {
     s.eligible = e->on_latency_tree;
     ev.entity = s;
   }
-  observer_->on_event(ev);
+  observer_->on_step(ev);
 }
 
 }  // namespace vlag::cfs

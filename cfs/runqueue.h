@@ -26,7 +26,7 @@ struct CfsOptions {
 /// One sched_entity. While `relative`, vruntime holds vruntime − min_vruntime, as Linux keeps a
 /// task that left its runqueue without sleeping or that is migrating.
 struct Entity {
-  TaskId id = 0;
+  EntityId id = 0;
   int64_t weight = 0;
   LinuxTime vruntime;
   bool relative = false;
@@ -55,15 +55,15 @@ class Runqueue {
   void apply(const Op& op);
 
   int64_t now() const { return now_; }
-  std::optional<TaskId> curr() const { return curr_; }
+  std::optional<EntityId> curr() const { return curr_; }
   int64_t nr_queued() const { return nr_queued_; }  // cfs_rq->nr_running: curr included
   bool need_resched() const { return need_resched_; }
   struct Outcome {
     bool preempt = false;
   };
   const Outcome& last_outcome() const { return outcome_; }
-  const EntityView& entity(TaskId id) const;
-  bool has(TaskId id) const { return entities_.count(id) != 0; }
+  const EntityView& entity(EntityId id) const;
+  bool has(EntityId id) const { return entities_.count(id) != 0; }
 
   /// A sleeping entity leaves (migrate_task_rq_fair of a waking task): its vruntime becomes
   /// relative to this runqueue's min_vruntime, and Migrant::vlag = min_vruntime − vruntime, in
@@ -71,7 +71,7 @@ class Runqueue {
   /// enqueued. Migrant has no room for "new", so such a task arrives as a waking one: create
   /// tasks on their first CPU instead. nullopt, state unchanged, when the entity is queued;
   /// vlag::Error for an unknown id.
-  std::optional<Migrant<int64_t>> detach(TaskId id);
+  std::optional<Migrant<int64_t>> detach(EntityId id);
   /// The entity arrives sleeping with vruntime = −m.vlag relative to this runqueue; its next
   /// enqueue adds the min_vruntime of that moment and places it as a waking migrated task.
   /// false, state unchanged, when the id exists here; vlag::Error for a bad weight.
@@ -81,16 +81,16 @@ class Runqueue {
   /// cfs-latency-nice: sched_setattr(SCHED_FLAG_LATENCY_NICE). Throws vlag::Error outside
   /// −20..19, for an unknown id, and under plain cfs (v6.5 has no latency_nice: its
   /// sched_setattr rejects the flag).
-  void set_latency_nice(TaskId id, int latency_nice);
+  void set_latency_nice(EntityId id, int latency_nice);
 
   // State for tests, the checker's shadow and the adapter.
   LinuxTime min_vruntime() const { return min_vruntime_; }
   int64_t load() const { return load_; }  // cfs_rq->load.weight, curr included
   const Tunables& tunables() const { return tun_; }
   const CfsOptions& options() const { return options_; }
-  std::optional<TaskId> next_buddy() const { return next_; }
-  std::optional<TaskId> last_buddy() const { return last_; }
-  std::optional<TaskId> skip_buddy() const { return skip_; }
+  std::optional<EntityId> next_buddy() const { return next_; }
+  std::optional<EntityId> last_buddy() const { return last_; }
+  std::optional<EntityId> skip_buddy() const { return skip_; }
   /// sched_slice(cfs_rq, se): the entity's ideal runtime in the current period, ns.
   int64_t sched_slice(const Entity& e) const;
   /// The vruntime as an absolute time, also for a relative entity (against min_vruntime now).
@@ -109,19 +109,19 @@ class Runqueue {
     bool operator()(const Entity* a, const Entity* b) const;
   };
 
-  Entity& get(TaskId id, const char* op);
+  Entity& get(EntityId id, const char* op);
   Entity* curr_entity();
-  void create(TaskId id, int64_t weight, int64_t slice);
-  void exit(TaskId id);
-  void enqueue_entity(TaskId id);
-  void dequeue_entity(TaskId id, bool sleep);
-  std::optional<TaskId> pick_next_entity();
+  void create(EntityId id, int64_t weight, int64_t slice);
+  void exit(EntityId id);
+  void enqueue_entity(EntityId id);
+  void dequeue_entity(EntityId id, bool sleep);
+  std::optional<EntityId> pick_next_entity();
   void update_curr(int64_t delta_ns);
   void entity_tick();
-  void reweight_entity(TaskId id, int64_t weight);
-  void set_slice(TaskId id, int64_t slice);
+  void reweight_entity(EntityId id, int64_t weight);
+  void set_slice(EntityId id, int64_t slice);
   void yield_task();
-  bool check_preempt_wakeup(TaskId id);
+  bool check_preempt_wakeup(EntityId id);
 
   void place_entity(Entity& e, bool initial);
   bool is_long_sleeper(const Entity& e) const;
@@ -133,7 +133,7 @@ class Runqueue {
   void latency_erase(Entity& e);
   void set_next_entity(Entity& e);
   void put_prev_entity();
-  void clear_buddies(TaskId id);
+  void clear_buddies(EntityId id);
   bool save(Entity& e);
   void restore(Entity& e, bool waiting);
   void emit(const Op& op);
@@ -141,11 +141,11 @@ class Runqueue {
   Params params_;
   CfsOptions options_;
   Tunables tun_;
-  std::unordered_map<TaskId, Entity> entities_;
+  std::unordered_map<EntityId, Entity> entities_;
   std::set<Entity*, ByVruntime> tree_;
   std::set<Entity*, ByLatencyKey> latency_tree_;
   LinuxTime min_vruntime_;
-  std::optional<TaskId> curr_, next_, last_, skip_;
+  std::optional<EntityId> curr_, next_, last_, skip_;
   int64_t now_ = 0;
   int64_t nr_queued_ = 0;
   int64_t load_ = 0;

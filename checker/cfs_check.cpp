@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "spec/cfs_policy.h"
+#include "spec/properties.h"
 #include "spec/weights.h"
 
 namespace vlag::checker {
@@ -39,7 +40,7 @@ Witness fact(std::string statement) {
 
 }  // namespace
 
-CfsChecker::CfsChecker(const trace::Header& header, std::string file, Report& report)
+CfsChecker::CfsChecker(const trace::Header& header, std::string file, RunqueueId, Report& report)
     : tun_(cfs::tunables_for(header.params)),
       latency_nice_(header.params.preset.name == kCfsLatencyNicePolicy),
       file_(std::move(file)),
@@ -49,16 +50,18 @@ CfsChecker::CfsChecker(const trace::Header& header, std::string file, Report& re
 }
 
 void CfsChecker::violate(const char* id, std::string detail, Witness w) {
-  record(report_, violation_at(id, file_, line_, index_, std::move(detail), std::move(w)));
+  Violation v = violation_at(id, file_, line_, trace_index_, std::move(detail), std::move(w));
+  v.rq_event_index = index_;
+  record(report_, std::move(v));
 }
 
 // CFS-MIN-VRUNTIME-MONOTONIC: V, the runqueue's min_vruntime, never moves back.
 void CfsChecker::check_min_vruntime(const trace::Event& e) {
   if (!e.V) return;
   if (V_) {
-    checked("CFS-MIN-VRUNTIME-MONOTONIC");
+    checked(ids::kCfsMinVruntimeMonotonic);
     if (*e.V < *V_)
-      violate("CFS-MIN-VRUNTIME-MONOTONIC",
+      violate(ids::kCfsMinVruntimeMonotonic,
               fmt::format("min_vruntime went back from {} to {}", V_->get_str(), e.V->get_str()),
               compare("V_after", *e.V, "<", "V_before", *V_, "min_vruntime is monotonic"));
   }
@@ -70,13 +73,13 @@ void CfsChecker::check_min_vruntime(const trace::Event& e) {
 // min_vruntime − credit after a sleep longer than the long-sleeper threshold.
 void CfsChecker::check_place(const trace::Event& e, const Task* before) {
   if (!e.state.vruntime || !e.V) return;
-  checked("CFS-PLACE-SLEEPER");
+  checked(ids::kCfsPlaceSleeper);
   const Exact& v = *e.state.vruntime;
   const Exact floor = *e.V - ex(tun_.sleeper_credit_ns());
   if (v < floor) {
-    violate("CFS-PLACE-SLEEPER",
+    violate(ids::kCfsPlaceSleeper,
             fmt::format("task {} enqueued at vruntime {}, below min_vruntime {} − credit {}",
-                        *e.task, v.get_str(), e.V->get_str(), tun_.sleeper_credit_ns()),
+                        *e.entity(), v.get_str(), e.V->get_str(), tun_.sleeper_credit_ns()),
             compare("v", v, "<", "floor", floor, "v >= min_vruntime - sleeper credit"));
     return;
   }
@@ -84,8 +87,8 @@ void CfsChecker::check_place(const trace::Event& e, const Task* before) {
   const Exact expected = before->v < floor ? floor : before->v;
   const bool long_sleep = before->last_ran >= 0 && e.t - before->last_ran > kLongSleepNs;
   if (v == expected || (long_sleep && v == floor)) return;
-  violate("CFS-PLACE-SLEEPER",
-          fmt::format("task {} woke at vruntime {}, expected max({}, {}) = {}", *e.task,
+  violate(ids::kCfsPlaceSleeper,
+          fmt::format("task {} woke at vruntime {}, expected max({}, {}) = {}", *e.entity(),
                       v.get_str(), before->v.get_str(), floor.get_str(), expected.get_str()),
           compare("v", v, "distinct", "expected", expected,
                   "a sleeper wakes at max(v, min_vruntime - sleeper credit)"));
@@ -110,23 +113,23 @@ void CfsChecker::check_pick(const trace::Event& e) {
   std::optional<Exact> min_v;
   for (const auto& [id, t] : tasks_)
     if (t.status == Status::Queued && (!min_v || t.v < *min_v)) min_v = t.v;
-  checked("CFS-PICK-LEFTMOST");
-  if (!e.task) {
+  checked(ids::kCfsPickLeftmost);
+  if (!e.entity()) {
     if (min_v)
-      violate("CFS-PICK-LEFTMOST", "the CPU went idle with tasks queued",
+      violate(ids::kCfsPickLeftmost, "the CPU went idle with tasks queued",
               fact("a pick finds a task whenever one is queued"));
     return;
   }
-  auto it = tasks_.find(*e.task);
+  auto it = tasks_.find(*e.entity());
   if (it == tasks_.end() || it->second.status != Status::Queued || !min_v) {
-    violate("CFS-PICK-LEFTMOST", fmt::format("picked task {} is not queued", *e.task),
+    violate(ids::kCfsPickLeftmost, fmt::format("picked task {} is not queued", *e.entity()),
             fact("pick takes a queued task"));
     return;
   }
   const Task& p = it->second;
   // The latency tree at this pick: the waiting entities on it, and the previous curr if
   // put_prev_entity put it there. Its leftmost may be any entity with the least key.
-  std::vector<std::pair<TaskId, const Task*>> leftmost;
+  std::vector<std::pair<EntityId, const Task*>> leftmost;
   if (latency_nice_) {
     for (const auto& [id, t] : tasks_) {
       if (t.status != Status::Queued || !(curr_ == id ? enters_latency_tree(t) : t.on_latency_tree))
@@ -136,16 +139,16 @@ void CfsChecker::check_pick(const trace::Event& e) {
     }
   }
   bool latency_pick = false;
-  for (const auto& [id, t] : leftmost) latency_pick |= id == *e.task;
+  for (const auto& [id, t] : leftmost) latency_pick |= id == *e.entity();
   if (!latency_pick && !buddy_bound_allows(p, *min_v))
-    violate("CFS-PICK-LEFTMOST",
+    violate(ids::kCfsPickLeftmost,
             fmt::format("picked task {} at vruntime {}, beyond the wakeup granularity of the "
                         "leftmost at {}",
-                        *e.task, p.v.get_str(), min_v->get_str()),
+                        *e.entity(), p.v.get_str(), min_v->get_str()),
             compare("v_picked", p.v, ">", "v_leftmost", *min_v,
                     "pick takes the leftmost entity or a buddy within the wakeup granularity"));
   if (leftmost.empty()) return;
-  checked("CFS-LATENCY-PICK");
+  checked(ids::kCfsLatencyPick);
   if (latency_pick) return;
   for (const auto& [id, t] : leftmost)
     if (wakeup_preempt(*t, p) == 1) return;
@@ -153,10 +156,10 @@ void CfsChecker::check_pick(const trace::Event& e) {
   const auto& [lid, l] = leftmost.front();
   const int64_t offset = cfs::wakeup_latency_gran(to_i64(l->key - l->v), to_i64(p.key - p.v), tun_);
   const int64_t gran = cfs::calc_delta_fair(tun_.wakeup_granularity_ns, p.weight);
-  violate("CFS-LATENCY-PICK",
+  violate(ids::kCfsLatencyPick,
           fmt::format("picked task {} (vruntime {}) over the latency tree's leftmost, task {} "
                       "(vruntime {}), which is not too far ahead of it",
-                      *e.task, p.v.get_str(), lid, l->v.get_str()),
+                      *e.entity(), p.v.get_str(), lid, l->v.get_str()),
           compare("vdiff", l->v - p.v, "<=", "bound",
                   ex(std::min(offset + gran, tun_.latency_max_ns())),
                   "the latency tree's leftmost runs unless it is too far ahead of the choice"));
@@ -169,16 +172,16 @@ bool CfsChecker::enters_latency_tree(const Task& t) const {
 }
 
 void CfsChecker::apply(const trace::Event& e) {
-  if (e.kind == EventKind::Reweight && e.task && curr_ == e.task)
-    tasks_[*e.task].ran_since_pick = 0;  // set_next_entity starts a new slice
+  if (e.kind == EventKind::Reweight && e.entity() && curr_ == e.entity())
+    tasks_[*e.entity()].ran_since_pick = 0;  // set_next_entity starts a new slice
   if (e.kind == EventKind::Pick) {
     if (curr_) {
       Task& prev = tasks_[*curr_];
       if (prev.status == Status::Queued) prev.on_latency_tree = enters_latency_tree(prev);
     }
-    curr_ = e.task;
-    if (e.task) {
-      Task& t = tasks_[*e.task];
+    curr_ = e.entity();
+    if (e.entity()) {
+      Task& t = tasks_[*e.entity()];
       t.ran_since_pick = 0;
       t.last_ran = e.t;
     }
@@ -190,12 +193,12 @@ void CfsChecker::apply(const trace::Event& e) {
   }
   // A task that leaves for another CPU is gone from this runqueue like an exiting one; one that
   // arrives is known from here on, sleeping, with the vruntime its attach event reports.
-  if ((e.kind == EventKind::Exit || e.kind == EventKind::Detach) && e.task) {
-    tasks_.erase(*e.task);
+  if ((e.kind == EventKind::Exit || e.kind == EventKind::Detach) && e.entity()) {
+    tasks_.erase(*e.entity());
     return;
   }
-  if (!e.task) return;
-  Task& t = tasks_[*e.task];
+  if (!e.entity()) return;
+  Task& t = tasks_[*e.entity()];
   const trace::EntityFields& s = e.state;
   if (s.weight) t.weight = *s.weight;
   if (e.kind == EventKind::New || e.kind == EventKind::Attach) t.weight = e.weight;
@@ -209,15 +212,16 @@ void CfsChecker::apply(const trace::Event& e) {
     t.status = Status::Sleeping;
     t.on_latency_tree = false;
     t.slept = e.kind == EventKind::Sleep;
-    if (curr_ == e.task) curr_.reset();
+    if (curr_ == e.entity()) curr_.reset();
   }
 }
 
-void CfsChecker::consume(const trace::Event& e, int64_t line) {
+void CfsChecker::consume(const trace::Event& e, int64_t line, int64_t index) {
   line_ = line;
+  trace_index_ = index;
   check_min_vruntime(e);
   if (e.kind == EventKind::Wakeup) {
-    const auto it = e.task ? tasks_.find(*e.task) : tasks_.end();
+    const auto it = e.entity() ? tasks_.find(*e.entity()) : tasks_.end();
     check_place(e, it == tasks_.end() ? nullptr : &it->second);
   }
   if (e.kind == EventKind::Pick) check_pick(e);

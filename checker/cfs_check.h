@@ -1,5 +1,6 @@
 // `vlag check` for traces of the CFS policies (header preset "cfs" or "cfs-latency-nice"): one
-// streaming pass that judges the SPEC.md §8.5 invariants on the trace's own numbers, read as
+// streaming pass over a runqueue's history (checker/checker.h runs one per runqueue) that judges
+// the SPEC.md §8.5 invariants on the trace's own numbers, read as
 // §8.4 defines them (V = min_vruntime, d = vruntime + latency offset, elig = on the latency
 // tree). Memory is proportional to the live tasks.
 #pragma once
@@ -16,9 +17,10 @@ namespace vlag::checker {
 
 class CfsChecker {
  public:
-  CfsChecker(const trace::Header& header, std::string file, Report& report);
+  CfsChecker(const trace::Header& header, std::string file, RunqueueId rq, Report& report);
 
-  void consume(const trace::Event& e, int64_t line);
+  /// One event of the runqueue; `index`: its position among the trace's events.
+  void consume(const trace::Event& e, int64_t line, int64_t index);
   void finish() {}
   int64_t events() const { return index_; }
 
@@ -48,10 +50,11 @@ class CfsChecker {
   bool latency_nice_;
   std::string file_;
   Report& report_;
-  std::unordered_map<TaskId, Task> tasks_;
-  std::optional<TaskId> curr_;
+  std::unordered_map<EntityId, Task> tasks_;
+  std::optional<EntityId> curr_;
   std::optional<Exact> V_;
-  int64_t index_ = 0;
+  int64_t index_ = 0;  // this runqueue's events so far
+  int64_t trace_index_ = 0;
   int64_t line_ = 0;
 };
 

@@ -1,216 +1,56 @@
 #include "checker/checker.h"
 
-#include <fmt/format.h>
-
-#include "checker/validation.h"
-#include "spec/error.h"
-#include "spec/properties.h"
+#include <algorithm>
 
 namespace vlag::checker {
+namespace {
 
-using trace::EventKind;
-using trace::Fault;
-
-Checker::Checker(const trace::Header& header, std::string file, Report& report)
-    : params_(header.params),
-      window_(header.window),
-      file_(std::move(file)),
-      report_(report),
-      findings_(report, file_),
-      view_update_(params_, header.arith),
-      service_(header.params, report, file_),
-      decisions_(params_, findings_),
-      state_rules_(params_, header.arith, findings_) {
-  // One CPU's stream of a multi-CPU run is one runqueue's history: judged as such.
-  if (params_.ncpus != 1 && !header.cpu)
-    throw trace::InputError(Fault::Malformed, file_, 1, "cpus",
-                            "checking multi-CPU traces is not implemented (this trace has " +
-                                std::to_string(params_.ncpus) +
-                                " CPUs and no \"cpu\" naming the one it holds)");
-  if (header.arith == trace::Arith::Linux64)
-    report_.notes.push_back(fmt::format(
-        "{}: Linux integer arithmetic (\"arith\":\"linux64\"): the shadow reference is "
-        "reference::LinuxRunqueue, and {}, {}, {} and {} are judged within the rounding bounds of "
-        "SPEC.md §7.3 ({} of a deadline a reweight rescaled: not promised, §7.3 bounds no error "
-        "carried into the rescaling)",
-        file_, ids::kInvPlaceLag, ids::kInvReweight, ids::kInvDeadline, ids::kInvLagClamp,
-        ids::kInvDeadline));
-  if (!window_) {
-    try {
-      shadow_.emplace(params_, header.arith);
-    } catch (const Error& err) {
-      report_.notes.push_back(file_ + ": no shadow reference: " + err.what());
-    }
-  } else
-    report_.notes.push_back(file_ +
-                            ": a window (starts mid-run): no shadow reference, decisions and "
-                            "state are judged on the trace's own numbers");
+// Per ID: the counts add up; the worst figure is the largest, the earlier one on a tie (as when
+// one report takes every figure in turn); the verdict is the last report's.
+void merge_stats(const InvariantStats& from, InvariantStats& into) {
+  into.checked += from.checked;
+  into.violated += from.violated;
+  into.not_promised += from.not_promised;
+  if (from.worst_ratio > into.worst_ratio || into.worst.empty()) {
+    into.worst = from.worst;
+    into.worst_ratio = from.worst_ratio;
+  }
+  into.verdict = from.verdict;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Time and the shadow
+}  // namespace
 
-void Checker::run(int64_t delta) {
-  service_.on_run(delta);
-  now_ += delta;
-  if (shadow_) {
-    try {
-      shadow_->apply(Op{OpKind::Run, 0, delta});
-    } catch (const Error& err) {
-      report_.notes.push_back(
-          fmt::format("{}:{}: shadow reference stopped: {}", file_, line_, err.what()));
-      shadow_.reset();
+void merge_runqueue_reports(const std::vector<RunqueueReport>& parts, Report& into) {
+  const bool several = parts.size() > 1;
+  std::vector<Violation> kept;
+  for (const RunqueueReport& part : parts) {
+    const Report& r = *part.report;
+    for (const auto& [id, st] : r.stats) merge_stats(st, into.stats[id]);
+    into.violation_count += r.violation_count;
+    for (Violation v : r.violations) {
+      if (several) v.rq = part.rq;
+      kept.push_back(std::move(v));
     }
   }
-  if (view_.curr && shadow_)
-    if (ViewEntity* c = view_.find(*view_.curr)) ViewUpdate::refresh_from_shadow(*c, &*shadow_);
-}
-
-void Checker::advance_to(int64_t t) {
-  if (t > now_) run(t - now_);
-}
-
-void Checker::apply_shadow(const trace::Event& e) {
-  if (!shadow_) return;
-  const auto op = trace::to_op(e);
-  if (!op) return;
-  try {
-    if (op->kind == OpKind::Detach) {
-      if (!shadow_->detach(op->id)) throw Error("the task is not a sleeping entity of the queue");
-      return;
+  // Each runqueue's violations are in trace order; so are all of them, by line.
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const Violation& a, const Violation& b) { return a.line < b.line; });
+  for (Violation& v : kept)
+    if (into.violations.size() < Report::kMaxKept) into.violations.push_back(std::move(v));
+  for (const RunqueueReport& part : parts) {
+    for (const std::string& note : part.report->notes) {
+      const bool everywhere = std::all_of(parts.begin(), parts.end(), [&](const RunqueueReport& p) {
+        return std::find(p.report->notes.begin(), p.report->notes.end(), note) !=
+               p.report->notes.end();
+      });
+      if (!several)
+        into.notes.push_back(note);
+      else if (!everywhere)
+        into.notes.push_back("rq " + std::to_string(part.rq) + ": " + note);
+      else if (part.rq == parts.front().rq)
+        into.notes.push_back(note);
     }
-    if (op->kind == OpKind::Attach) {
-      // The migrant as the trace reports it: validate() made sure the saved lag is there.
-      if (!shadow_->attach(op->id, op->a, op->b != 0 ? op->b : params_.base_slice_ns(), op->b != 0,
-                           *e.state.vlag))
-        throw Error("the task is here already");
-      return;
-    }
-    shadow_->apply(*op);
-  } catch (const Error& err) {
-    report_.notes.push_back(fmt::format("{}:{}: shadow reference stopped: it rejects {}: {}", file_,
-                                        line_, to_string(*op), err.what()));
-    shadow_.reset();
   }
-}
-
-// Once the trace leaves the spec's steps the shadow no longer stands for its state: kept alive,
-// it would overwrite the view with its own numbers and complete delayed dequeues the trace never
-// had. Later events are judged on the trace's own numbers.
-void Checker::stop_shadow(std::string_view what) {
-  report_.notes.push_back(
-      fmt::format("{}:{}: the trace's {} differs from the shadow reference's; {} stops here "
-                  "and later events are judged on the trace's own numbers",
-                  file_, line_, what, ids::kInvStep));
-  shadow_.reset();
-}
-
-// ---------------------------------------------------------------------------------------------
-// One event
-
-void Checker::consume(const trace::Event& e, int64_t line) {
-  line_ = line;
-  findings_.at(line, index_);
-  validate(e, view_, {file_, line_, index_, now_, window_});
-  advance_to(e.kind == EventKind::Run ? e.t - e.delta : e.t);
-
-  const ViewEntity* named = e.task ? view_.find(*e.task) : nullptr;
-  const std::optional<ViewEntity> before = named ? std::optional(*named) : std::nullopt;
-  // V before the event, for the rules that relate it to the state after (exact: O(n)).
-  const bool needs_V_before =
-      e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
-  const Exact V_before = needs_V_before ? view_.V() : Exact(0);
-  const int64_t W_before = view_.W();
-  const std::optional<TaskId> curr_before = view_.curr;
-  const bool curr_protected =
-      shadow_ ? shadow_->protect_slice() : params_.preset.protection != Protection::None;
-  const std::optional<TaskId> next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
-
-  if (e.kind == EventKind::Run) {
-    service_.on_run(e.delta);
-    now_ += e.delta;
-  }
-  apply_shadow(e);
-  view_update_.apply(view_, e, before ? before->status : Status::Sleeping,
-                     shadow_ ? &*shadow_ : nullptr, [this](const ViewEntity& v, bool from_delayed) {
-                       state_rules_.saved_lag(v, from_delayed, view_);
-                     });
-
-  switch (e.kind) {
-    case EventKind::New:
-      service_.on_new(*e.task, e.weight, e.slice);
-      break;
-    case EventKind::Entity: {
-      const ViewEntity& v = *view_.find(*e.task);
-      service_.on_new(v.id, v.weight, v.slice);
-      if (in_queue(v)) service_.on_wakeup(v.id, now_, false, line);
-      if (view_.curr == v.id) service_.on_pick(v.id, now_, line);
-      break;
-    }
-    case EventKind::Exit:
-    case EventKind::Detach:
-      service_.on_exit(*e.task);
-      break;
-    case EventKind::Attach:
-      service_.on_new(*e.task, e.weight, e.slice);
-      break;
-    case EventKind::Wakeup: {
-      const ViewEntity& v = *view_.find(*e.task);
-      const bool steady = before->is_new || (e.state.vlag && *e.state.vlag == 0);
-      if (before->status == Status::Sleeping) service_.on_wakeup(v.id, now_, steady, line);
-      break;
-    }
-    case EventKind::Sleep:
-    case EventKind::Dequeue: {
-      const ViewEntity& v = *view_.find(*e.task);
-      if (v.status == Status::Delayed) decisions_.became_delayed(*before, v, V_before);
-      service_.on_sleep(*e.task, now_, line);
-      break;
-    }
-    case EventKind::Pick: {
-      const int64_t judged_from = findings_.violations();
-      decisions_.pick(view_, {e.task, curr_before, next_before, curr_protected});
-      if (shadow_ && !decisions_.pick_step(e.task, shadow_->curr(), judged_from))
-        stop_shadow("pick");
-      service_.on_pick(e.task, now_, line);
-      break;
-    }
-    case EventKind::Reweight:
-      service_.on_reweight(*e.task, e.weight);
-      break;
-    case EventKind::Slice:
-      service_.on_slice(*e.task, e.slice);
-      break;
-    default:
-      break;
-  }
-
-  if (!e.state.empty() || e.V) judge_state(e, before ? &*before : nullptr, V_before, W_before);
-  if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
-  ++index_;
-}
-
-// Layer 3 on the event's entity (or curr's, for the events about the running one).
-void Checker::judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
-                          int64_t W_before) {
-  if (shadow_)
-    if (const auto differs = state_rules_.step(e, *shadow_)) stop_shadow(*differs);
-  state_rules_.lag_sum(e, view_);
-  const ViewEntity* after =
-      e.task ? view_.find(*e.task) : (view_.curr ? view_.find(*view_.curr) : nullptr);
-  if (!after) return;
-  state_rules_.deadline(*after, view_);
-  if (before && e.kind == EventKind::Wakeup && before->status == Status::Sleeping && e.V)
-    state_rules_.place(*before, *after, *e.V, W_before, view_);
-  if (before && e.kind == EventKind::Reweight && in_queue(*before))
-    state_rules_.reweight(*before, *after, V_before, e.V ? *e.V : view_.V(), view_);
-}
-
-void Checker::finish() {
-  service_.finish();
-  if (!shadow_ && !window_)
-    report_.notes.push_back(
-        fmt::format("{}: {} was checked up to the point the shadow stopped", file_, ids::kInvStep));
 }
 
 }  // namespace vlag::checker

@@ -1,71 +1,149 @@
-// `vlag check`: one streaming pass over a trace, layer by layer (SPEC.md §6, spec/TRACE.md §4).
-// This class orchestrates one event: its preconditions (checker/validation.h), the shadow
-// reference that executes the same operations in the trace's arithmetic (checker/shadow.h), the
-// view it rebuilds (checker/view_update.h), then the layers that judge it:
-//   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
-//   2. decisions (checker/decisions.h): every pick on the trace's own numbers and against the
-//      shadow;
-//   3. state (checker/state_rules.h), when events carry it: V and W against the entities,
-//      deadlines, placements, reweights, saved lags, the 64-bit margins, and every reported field
-//      against the shadow — within SPEC.md §7.3's bounds on a Linux-arithmetic trace.
-// Memory is proportional to the live tasks. Violations carry an SMT-LIB witness
-// (checker/witness.h) for the Z3 arbiter; windows and Z3 work happen after the pass
-// (checker/run.h).
+// `vlag check` on one trace: its runqueues — runqueue 0, and in a version 2 trace those its
+// `runqueue` lines declare (spec/TRACE.md §2, §7) — each judged on its own history by a checker of
+// one runqueue (checker/runqueue_checker.h for EEVDF, checker/cfs_check.h for CFS) with its own
+// shadow and service layer, their results merged into the trace's report. In a trace of several
+// runqueues every violation names its runqueue; the rules across runqueues (lag carried by a
+// migration, one runqueue per task at a time) are not judged yet.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
+#include <utility>
+#include <vector>
 
-#include "checker/decisions.h"
-#include "checker/findings.h"
+#include "checker/cfs_check.h"
 #include "checker/report.h"
-#include "checker/service.h"
-#include "checker/shadow.h"
-#include "checker/state_rules.h"
-#include "checker/view.h"
-#include "checker/view_update.h"
+#include "checker/runqueue_checker.h"
 #include "trace/event.h"
+#include "trace/input_error.h"
 
 namespace vlag::checker {
 
-class Checker {
+/// One runqueue's report, merged into the trace's.
+struct RunqueueReport {
+  RunqueueId rq = 0;
+  const Report* report = nullptr;
+};
+
+/// Adds the runqueues' reports to `into`: counts and figures per ID, the violations in trace
+/// order (each naming its runqueue when there are several), the notes (prefixed "rq N: " when
+/// there are several, a note all of them gave said once).
+void merge_runqueue_reports(const std::vector<RunqueueReport>& parts, Report& into);
+
+template <class PerRunqueue>
+class RunqueuesChecker {
  public:
-  Checker(const trace::Header& header, std::string file, Report& report);
-  Checker(const Checker&) = delete;  // the layers hold references to its members
-  Checker& operator=(const Checker&) = delete;
+  RunqueuesChecker(const trace::Header& header, std::string file, Report& report)
+      : header_(header), file_(std::move(file)), report_(report) {
+    // Version 1: one CPU's stream of a multi-CPU run is one runqueue's history, judged as such.
+    if (header_.version == 1 && header_.params.ncpus != 1 && !header_.cpu)
+      throw trace::InputError(trace::Fault::Malformed, file_, 1, "cpus",
+                              "checking multi-CPU traces is not implemented (this trace has " +
+                                  std::to_string(header_.params.ncpus) +
+                                  " CPUs and no \"cpu\" naming the one it holds)");
+  }
+  RunqueuesChecker(const RunqueuesChecker&) = delete;
+  RunqueuesChecker& operator=(const RunqueuesChecker&) = delete;
 
-  /// Checks one event and applies it. Throws trace::InputError for a trace fault (the event is
-  /// then not applied; the caller may skip it under --keep-going).
-  void consume(const trace::Event& e, int64_t line);
-  void finish();
+  /// Checks one event on its runqueue, or declares one. Throws trace::InputError for a trace
+  /// fault (the event is then not applied).
+  void consume(const trace::Event& e, int64_t line) {
+    if (e.kind == trace::EventKind::Runqueue)
+      declare(e, line);
+    else
+      runqueue_of(e, line).checker->consume(e, line, index_);
+    ++index_;
+  }
 
-  /// The state at this point as `entity` lines: the start of a replayable window.
-  std::vector<trace::Event> snapshot() const { return view_.snapshot(now_); }
+  void finish() {
+    // A trace without events still reports on its one runqueue (its figures, its notes).
+    if (slots_.empty()) add(0);
+    std::vector<RunqueueReport> parts;
+    for (auto& [id, slot] : slots_) {
+      slot->checker->finish();
+      parts.push_back({id, &slot->report});
+    }
+    merge_runqueue_reports(parts, report_);
+  }
+
+  /// The events consumed, declarations included.
   int64_t events() const { return index_; }
+  /// The checker of runqueue `rq`, nullptr before its first event or declaration.
+  const PerRunqueue* runqueue(RunqueueId rq) const {
+    const auto it = slots_.find(rq);
+    return it == slots_.end() ? nullptr : it->second->checker.get();
+  }
+  /// The `runqueue` lines so far.
+  const std::vector<trace::Event>& declarations() const { return declarations_; }
 
  private:
-  void advance_to(int64_t t);
-  void run(int64_t delta);
-  void apply_shadow(const trace::Event& e);
-  void stop_shadow(std::string_view what);
-  void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
-                   int64_t W_before);
+  struct Slot {
+    Report report;
+    std::unique_ptr<PerRunqueue> checker;
+  };
 
-  Params params_;
-  bool window_;
+  [[noreturn]] void fault(int64_t line, const char* field, const std::string& what) const {
+    throw trace::InputError(trace::Fault::TraceFault, file_, line, field, what);
+  }
+
+  Slot& add(RunqueueId rq) {
+    auto slot = std::make_unique<Slot>();
+    slot->checker = std::make_unique<PerRunqueue>(header_, file_, rq, slot->report);
+    last_ = slot.get();
+    last_rq_ = rq;
+    return *(slots_[rq] = std::move(slot));
+  }
+
+  void declare(const trace::Event& e, int64_t line) {
+    if (slots_.count(e.rq))
+      fault(line, "rq",
+            "runqueue " + std::to_string(e.rq) + " is declared twice, or after its first event");
+    if (e.parent && !slots_.count(*e.parent)) {
+      if (*e.parent != 0 || !root_known())
+        fault(line, "parent",
+              "runqueue " + std::to_string(*e.parent) + " is not declared before its child");
+      add(0);  // the root runqueue the header implies
+    }
+    add(e.rq);
+    declarations_.push_back(e);
+  }
+
+  // Runqueue 0 needs no declaration where the header says whose it is: a one-CPU trace, or one
+  // CPU's stream.
+  bool root_known() const { return header_.params.ncpus == 1 || header_.cpu.has_value(); }
+
+  Slot& runqueue_of(const trace::Event& e, int64_t line) {
+    if (last_ && last_rq_ == e.rq) return *last_;
+    if (const auto it = slots_.find(e.rq); it != slots_.end()) {
+      last_ = it->second.get();
+      last_rq_ = e.rq;
+      return *last_;
+    }
+    if (e.rq != 0)
+      fault(line, "rq",
+            "runqueue " + std::to_string(e.rq) + " has no \"runqueue\" line before its events");
+    if (!root_known())
+      fault(line, "rq",
+            "runqueue 0 has no \"runqueue\" line, and with " +
+                std::to_string(header_.params.ncpus) +
+                " CPUs and no \"cpu\" in the header its CPU is unknown");
+    return add(0);
+  }
+
+  trace::Header header_;
   std::string file_;
   Report& report_;
-  Findings findings_;
-  View view_;
-  ViewUpdate view_update_;
-  ServiceLayer service_;
-  Decisions decisions_;
-  StateRules state_rules_;
-  std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
-  int64_t now_ = 0;
+  std::map<RunqueueId, std::unique_ptr<Slot>> slots_;
+  std::vector<trace::Event> declarations_;
+  Slot* last_ = nullptr;  // the runqueue of the previous event: most traces have one
+  RunqueueId last_rq_ = 0;
   int64_t index_ = 0;
-  int64_t line_ = 0;
 };
+
+/// An EEVDF trace's checker, and a CFS policy's (SPEC.md §8).
+using Checker = RunqueuesChecker<RunqueueChecker>;
+using CfsTraceChecker = RunqueuesChecker<CfsChecker>;
 
 }  // namespace vlag::checker

@@ -26,14 +26,15 @@ void Decisions::pick(const View& view, const PickContext& pick) {
   const ViewEntity& p = *view.find(*pick.picked);
   if (rules::runs_while_delayed(p.status)) {
     out_.checked(ids::kInvDelay);
-    out_.violate(ids::kInvDelay, fmt::format("picked task {}, which is delayed", p.id),
+    out_.violate(ids::kInvDelay, fmt::format("picked {}, which is delayed", entity_label(p)),
                  delayed_pick_witness(), promised(ids::kInvDelay, params_.preset));
     return;
   }
   if (!s.eligible(p)) {
-    out_.violate(ids::kInvPickEligible,
-                 fmt::format("picked task {} with v={} > V={}", p.id, str(p.vruntime), str(V)),
-                 ineligible_pick_witness(view, p.id));
+    out_.violate(
+        ids::kInvPickEligible,
+        fmt::format("picked {} with v={} > V={}", entity_label(p), str(p.vruntime), str(V)),
+        ineligible_pick_witness(view, p.id));
     return;
   }
   if (rules::pick_exempt(params_.preset, p.id, pick.curr_before, pick.curr_protected,
@@ -46,12 +47,12 @@ void Decisions::pick(const View& view, const PickContext& pick) {
   });
   if (earliest)
     out_.violate(ids::kInvPickEdf,
-                 fmt::format("picked task {} (d={}) but eligible task {} has d={}", p.id,
-                             str(p.deadline), earliest->id, str(earliest->deadline)),
+                 fmt::format("picked {} (d={}) but eligible {} has d={}", entity_label(p),
+                             str(p.deadline), entity_label(*earliest), str(earliest->deadline)),
                  edf_witness(view, p.id, earliest->id));
 }
 
-bool Decisions::pick_step(std::optional<TaskId> picked, std::optional<TaskId> spec_pick,
+bool Decisions::pick_step(std::optional<EntityId> picked, std::optional<EntityId> spec_pick,
                           int64_t judged_from) {
   out_.checked(ids::kInvStep);
   if (spec_pick == picked) return true;
@@ -69,7 +70,7 @@ void Decisions::became_delayed(const ViewEntity& before, const ViewEntity& after
   out_.checked(ids::kInvDelay);
   if (rules::delayed_while_eligible(after.status, before.vruntime <= V_before))
     out_.violate(ids::kInvDelay,
-                 fmt::format("eligible task {} (v={} <= V={}) was delayed", after.id,
+                 fmt::format("eligible {} (v={} <= V={}) was delayed", entity_label(after),
                              str(before.vruntime), str(V_before)),
                  became_delayed_witness(before.vruntime, V_before),
                  promised(ids::kInvDelay, params_.preset));

@@ -14,10 +14,10 @@ namespace vlag::checker {
 
 /// What the state before a pick says about it.
 struct PickContext {
-  std::optional<TaskId> picked;       // nullopt: the CPU went idle
-  std::optional<TaskId> curr_before;  // the running entity before the pick
-  std::optional<TaskId> next_before;  // the next buddy before the pick
-  bool curr_protected = false;        // curr's slice protection held (§4.5)
+  std::optional<EntityId> picked;       // nullopt: the CPU went idle
+  std::optional<EntityId> curr_before;  // the running entity before the pick
+  std::optional<EntityId> next_before;  // the next buddy before the pick
+  bool curr_protected = false;          // curr's slice protection held (§4.5)
 };
 
 class Decisions {
@@ -29,7 +29,7 @@ class Decisions {
   /// INV-STEP: the trace's pick is the shadow's. `judged_from`: the violation count before the
   /// pick's other rules (a pick already flagged is not flagged again). False when they differ:
   /// the shadow no longer stands for the trace.
-  bool pick_step(std::optional<TaskId> picked, std::optional<TaskId> spec_pick,
+  bool pick_step(std::optional<EntityId> picked, std::optional<EntityId> spec_pick,
                  int64_t judged_from);
   /// INV-DELAY at a sleep or dequeue that left the entity delayed.
   void became_delayed(const ViewEntity& before, const ViewEntity& after, const Exact& V_before);

@@ -15,10 +15,12 @@ class Findings {
  public:
   Findings(Report& report, std::string file) : report_(report), file_(std::move(file)) {}
 
-  /// The event being judged: its line in the file and its 0-based index among the events.
-  void at(int64_t line, int64_t index) {
+  /// The event being judged: its line in the file, its 0-based index among the trace's events
+  /// and among its runqueue's.
+  void at(int64_t line, int64_t index, int64_t rq_index) {
     line_ = line;
     index_ = index;
+    rq_index_ = rq_index;
   }
   void checked(const char* id) { ++report_.stats[id].checked; }
   void violate(const char* id, std::string detail, Witness w, bool promised = true) {
@@ -26,7 +28,9 @@ class Findings {
       ++report_.stats[id].not_promised;
       return;
     }
-    record(report_, violation_at(id, file_, line_, index_, std::move(detail), std::move(w)));
+    Violation v = violation_at(id, file_, line_, index_, std::move(detail), std::move(w));
+    v.rq_event_index = rq_index_;
+    record(report_, std::move(v));
   }
   void note(std::string text) { report_.notes.push_back(std::move(text)); }
 
@@ -39,6 +43,7 @@ class Findings {
   std::string file_;
   int64_t line_ = 0;
   int64_t index_ = 0;
+  int64_t rq_index_ = 0;
 };
 
 }  // namespace vlag::checker

@@ -18,7 +18,9 @@ struct Violation {
   std::string id;
   std::string file;
   int64_t line = 0;
-  int64_t event_index = 0;  // 0-based position among the trace's events
+  int64_t event_index = 0;       // 0-based position among the trace's events
+  int64_t rq_event_index = 0;    // … among its runqueue's events
+  std::optional<RunqueueId> rq;  // the runqueue, named in a trace of several
   std::string detail;
   Witness witness;
   std::optional<bool> z3_sat;  // the arbiter's verdict (nullopt: not re-checked)

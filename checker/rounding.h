@@ -10,9 +10,9 @@ namespace vlag::checker {
 
 class Rounding {
  public:
-  Rounding(const Params& params, trace::Arith arith) : params_(params), arith_(arith) {}
+  Rounding(const Params& params, Arith arith) : params_(params), arith_(arith) {}
 
-  bool linux64() const { return arith_ == trace::Arith::Linux64; }
+  bool linux64() const { return arith_ == Arith::Linux64; }
   /// B_v = 2·E(R) for the operation just applied, E(R) = 1 + R/2^20 (§7.3's vdelta lemma), R the
   /// largest amount it can hand to vdelta: max(2·r_max, TICK, 2·b) over the view.
   Exact vruntime_bound(const View& view) const;
@@ -35,7 +35,7 @@ class Rounding {
 
  private:
   const Params& params_;
-  trace::Arith arith_;
+  Arith arith_;
 };
 
 }  // namespace vlag::checker

@@ -4,7 +4,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "checker/cfs_check.h"
 #include "checker/checker.h"
 #include "checker/window.h"
 #include "smt/arbiter.h"
@@ -34,12 +33,12 @@ void stream(trace::Reader& reader, C& checker, const CheckOptions& options, Repo
   report.events += checker.events();
 }
 
-/// Checks one trace; true when it is a CFS policy's (SPEC.md §8), judged by CfsChecker.
+/// Checks one trace; true when it is a CFS policy's (SPEC.md §8), judged by CfsTraceChecker.
 bool check_one(const Source& source, const CheckOptions& options, Report& report) {
   auto in = source.open();
   trace::Reader reader(*in, source.name);
   if (is_cfs_policy(reader.header().params.preset.name)) {
-    CfsChecker checker(reader.header(), source.name, report);
+    CfsTraceChecker checker(reader.header(), source.name, report);
     stream(reader, checker, options, report);
     return true;
   }

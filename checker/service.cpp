@@ -27,9 +27,14 @@ ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string fil
   if (!paper_) report_.stats[ids::kThmLagBoundLinux].verdict = false;
 }
 
-void ServiceLayer::on_new(TaskId id, int64_t weight, int64_t slice) {
+std::string ServiceLayer::who(EntityId id, const Task& t) {
+  return (t.task_entity ? "task " : "entity ") + std::to_string(id);
+}
+
+void ServiceLayer::on_new(EntityId id, int64_t weight, int64_t slice, bool task_entity) {
   Task& t = tasks_[id];
   t = Task{};
+  t.task_entity = task_entity;
   t.weight = weight;
   t.slice = slice != 0 ? slice : params_.base_slice_ns();
 }
@@ -53,7 +58,7 @@ void ServiceLayer::figure(const std::string& id, double ratio, const std::string
 }
 
 // THM-LAG-BOUND: −r_k < lag_k < max(r_k, q) at a decision point, in a steady system.
-void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line) {
+void ServiceLayer::check_lag(EntityId id, const Task& t, bool upper, int64_t line) {
   const int64_t tick = params_.tick_ns();
   const Exact l = lag(t);
   const int64_t bound = upper ? rules::paper_lag_upper(t.slice, tick) : t.slice;
@@ -61,7 +66,7 @@ void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line)
   const bool ok = upper ? l < ex(bound) : l > -ex(bound);
   const bool verdict = paper_ && steady_;
   figure(ids::kThmLagBound, ratio,
-         fmt::format("task {} lag {:.0f} ns when {} (bound {}{} ns)", id, l.get_d(),
+         fmt::format("{} lag {:.0f} ns when {} (bound {}{} ns)", who(id, t), l.get_d(),
                      upper ? "picked" : "preempted", upper ? "< " : "> -", bound),
          paper_);
   // THM-LAG-BOUND-LINUX, −(r + TICK) ≤ lag ≤ r + TICK, as a figure: the upper half does not
@@ -70,7 +75,7 @@ void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line)
   if (!paper_) {
     const int64_t linux_bound = rules::linux_lag_bound(t.slice, tick);
     figure(ids::kThmLagBoundLinux, std::fabs(l.get_d()) / static_cast<double>(linux_bound),
-           fmt::format("task {} lag {:.0f} ns when {} (bound {}{} ns)", id, l.get_d(),
+           fmt::format("{} lag {:.0f} ns when {} (bound {}{} ns)", who(id, t), l.get_d(),
                        upper ? "picked" : "preempted", upper ? "<= " : ">= -", linux_bound),
            false);
   }
@@ -80,9 +85,9 @@ void ServiceLayer::check_lag(TaskId id, const Task& t, bool upper, int64_t line)
   v.file = file_;
   v.line = line;
   v.detail = fmt::format(
-      "task {} lag {} ns outside (-{}, {}) ns (fluid service since joining "
+      "{} lag {} ns outside (-{}, {}) ns (fluid service since joining "
       "minus {} ns received)",
-      id, l.get_str(), t.slice, rules::paper_lag_upper(t.slice, tick), t.received);
+      who(id, t), l.get_str(), t.slice, rules::paper_lag_upper(t.slice, tick), t.received);
   Witness& w = v.witness;
   w.statement = std::string(ids::kThmLagBound) +
                 ": -r_k < lag_k < max(r_k, q), lag_k = w_k*(V - V_join)/1024 - s_k";
@@ -104,7 +109,7 @@ void ServiceLayer::leave(Task& t) {
   runnable_weight_ -= t.weight;
 }
 
-void ServiceLayer::on_wakeup(TaskId id, int64_t now, bool steady, int64_t) {
+void ServiceLayer::on_wakeup(EntityId id, int64_t now, bool steady, int64_t) {
   auto it = tasks_.find(id);
   if (it == tasks_.end() || it->second.runnable) return;
   Task& t = it->second;
@@ -128,14 +133,14 @@ void ServiceLayer::stop_running(int64_t now, int64_t line) {
   it->second.waiting_since = now;
 }
 
-void ServiceLayer::on_sleep(TaskId id, int64_t now, int64_t line) {
+void ServiceLayer::on_sleep(EntityId id, int64_t now, int64_t line) {
   if (running_ == id) stop_running(now, line);
   auto it = tasks_.find(id);
   if (it == tasks_.end() || !it->second.runnable) return;
   leave(it->second);
 }
 
-void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) {
+void ServiceLayer::on_pick(std::optional<EntityId> id, int64_t now, int64_t line) {
   if (running_ == id) return;
   stop_running(now, line);
   if (!id) return;
@@ -147,7 +152,7 @@ void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) 
   if (t.waiting_since >= 0) {
     const int64_t waited = now - t.waiting_since;
     figure(ids::kFigStarvation, static_cast<double>(waited) / 1e6,
-           fmt::format("task {} waited {:.3f} ms runnable without running", *id,
+           fmt::format("{} waited {:.3f} ms runnable without running", who(*id, t),
                        static_cast<double>(waited) / 1e6),
            false);
   }
@@ -161,7 +166,7 @@ void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) 
     const bool verdict =
         latency_promised_ && t.woke_steady && steady_ && t.woke_W == runnable_weight_;
     figure(ids::kThmWakeupLatency, static_cast<double>(latency) / bound,
-           fmt::format("task {} first ran {:.3f} ms after waking, formula {:.3f} ms", *id,
+           fmt::format("{} first ran {:.3f} ms after waking, formula {:.3f} ms", who(*id, t),
                        static_cast<double>(latency) / 1e6, bound / 1e6),
            latency_promised_);
     if (verdict && static_cast<double>(latency) > bound) {
@@ -170,7 +175,7 @@ void ServiceLayer::on_pick(std::optional<TaskId> id, int64_t now, int64_t line) 
       v.file = file_;
       v.line = line;
       v.detail =
-          fmt::format("task {} waited {} ns > r(W-w)/w + q = {:.0f} ns", *id, latency, bound);
+          fmt::format("{} waited {} ns > r(W-w)/w + q = {:.0f} ns", who(*id, t), latency, bound);
       Witness& w = v.witness;
       w.statement = std::string(ids::kThmWakeupLatency) + ": latency <= r_k*(W - w_k)/w_k + q";
       w.add("latency", Sort::Int, ex(latency));
@@ -195,7 +200,7 @@ void ServiceLayer::on_run(int64_t delta) {
   clock_.canonicalize();
 }
 
-void ServiceLayer::on_reweight(TaskId id, int64_t weight) {
+void ServiceLayer::on_reweight(EntityId id, int64_t weight) {
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;
   Task& t = it->second;
@@ -211,7 +216,7 @@ void ServiceLayer::on_reweight(TaskId id, int64_t weight) {
   t.weight = weight;
 }
 
-void ServiceLayer::on_slice(TaskId id, int64_t slice) {
+void ServiceLayer::on_slice(EntityId id, int64_t slice) {
   auto it = tasks_.find(id);
   if (it != tasks_.end()) it->second.slice = slice != 0 ? slice : params_.base_slice_ns();
 }

@@ -20,15 +20,16 @@ class ServiceLayer {
  public:
   ServiceLayer(const Params& params, Report& report, std::string file);
 
-  void on_new(TaskId id, int64_t weight, int64_t slice);
-  void on_exit(TaskId id) { tasks_.erase(id); }
+  /// `task_entity`: the entity is its task's own (messages say "task N", else "entity N").
+  void on_new(EntityId id, int64_t weight, int64_t slice, bool task_entity = true);
+  void on_exit(EntityId id) { tasks_.erase(id); }
   /// steady: the task joins at zero lag (SPEC.md §6 "steady system"); unknown counts as not.
-  void on_wakeup(TaskId id, int64_t now, bool steady, int64_t line);
-  void on_sleep(TaskId id, int64_t now, int64_t line);
-  void on_pick(std::optional<TaskId> id, int64_t now, int64_t line);
+  void on_wakeup(EntityId id, int64_t now, bool steady, int64_t line);
+  void on_sleep(EntityId id, int64_t now, int64_t line);
+  void on_pick(std::optional<EntityId> id, int64_t now, int64_t line);
   void on_run(int64_t delta);
-  void on_reweight(TaskId id, int64_t weight);
-  void on_slice(TaskId id, int64_t slice);
+  void on_reweight(EntityId id, int64_t weight);
+  void on_slice(EntityId id, int64_t slice);
   void finish();
 
  private:
@@ -42,10 +43,12 @@ class ServiceLayer {
     int64_t woke_at = -1;  // the wakeup whose first run is pending
     int64_t woke_W = 0;    // runnable weight right after that wakeup
     bool woke_steady = false;
+    bool task_entity = true;
   };
+  static std::string who(EntityId id, const Task& t);
 
   Exact lag(const Task& t) const;  // ns
-  void check_lag(TaskId id, const Task& t, bool upper, int64_t line);
+  void check_lag(EntityId id, const Task& t, bool upper, int64_t line);
   void stop_running(int64_t now, int64_t line);
   void leave(Task& t);
   void figure(const std::string& id, double ratio, const std::string& text, bool verdict);
@@ -53,10 +56,10 @@ class ServiceLayer {
   Params params_;
   Report& report_;
   std::string file_;
-  std::map<TaskId, Task> tasks_;
+  std::map<EntityId, Task> tasks_;
   Exact clock_;  // fluid virtual time
   int64_t runnable_weight_ = 0;
-  std::optional<TaskId> running_;
+  std::optional<EntityId> running_;
   bool steady_ = true;     // every join and leave so far at zero lag
   bool paper_;             // THM-LAG-BOUND is promised (SPEC.md §6, spec/properties.h)
   bool latency_promised_;  // THM-WAKEUP-LATENCY is

@@ -9,9 +9,10 @@ namespace vlag::checker {
 namespace {
 
 std::variant<reference::Runqueue, reference::LinuxRunqueue> make_runqueue(const Params& params,
-                                                                          trace::Arith arith) {
-  if (arith == trace::Arith::Linux64) return reference::LinuxRunqueue(params);
-  return reference::Runqueue(params);
+                                                                          Arith arith,
+                                                                          RunqueueId rq) {
+  if (arith == Arith::Linux64) return reference::LinuxRunqueue(params, rq);
+  return reference::Runqueue(params, rq);
 }
 
 // A lag the trace gives, in the runqueue's arithmetic.
@@ -24,17 +25,18 @@ LinuxTime as_num(const Exact& x, const reference::LinuxRunqueue&) {
 
 }  // namespace
 
-Shadow::Shadow(const Params& params, trace::Arith arith) : rq_(make_runqueue(params, arith)) {}
+Shadow::Shadow(const Params& params, Arith arith, RunqueueId rq)
+    : rq_(make_runqueue(params, arith, rq)) {}
 
 void Shadow::apply(const Op& op) {
   std::visit([&](auto& rq) { rq.apply(op); }, rq_);
 }
 
-bool Shadow::detach(TaskId id) {
+bool Shadow::detach(EntityId id) {
   return std::visit([&](auto& rq) { return rq.detach(id).has_value(); }, rq_);
 }
 
-bool Shadow::attach(TaskId id, int64_t weight, int64_t slice, bool custom_slice,
+bool Shadow::attach(EntityId id, int64_t weight, int64_t slice, bool custom_slice,
                     const Exact& vlag) {
   return std::visit(
       [&](auto& rq) {
@@ -44,11 +46,11 @@ bool Shadow::attach(TaskId id, int64_t weight, int64_t slice, bool custom_slice,
       rq_);
 }
 
-bool Shadow::has(TaskId id) const {
+bool Shadow::has(EntityId id) const {
   return std::visit([&](const auto& rq) { return rq.has(id); }, rq_);
 }
 
-ShadowEntity Shadow::entity(TaskId id) const {
+ShadowEntity Shadow::entity(EntityId id) const {
   return std::visit(
       [&](const auto& rq) {
         const auto& e = rq.entity(id);
@@ -74,11 +76,11 @@ int64_t Shadow::W() const {
   return std::visit([](const auto& rq) { return rq.total_weight(); }, rq_);
 }
 
-std::optional<TaskId> Shadow::curr() const {
+std::optional<EntityId> Shadow::curr() const {
   return std::visit([](const auto& rq) { return rq.curr(); }, rq_);
 }
 
-std::optional<TaskId> Shadow::next_buddy() const {
+std::optional<EntityId> Shadow::next_buddy() const {
   return std::visit([](const auto& rq) { return rq.next_buddy(); }, rq_);
 }
 

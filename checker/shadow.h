@@ -28,23 +28,24 @@ struct ShadowEntity {
 
 class Shadow {
  public:
-  /// Throws vlag::Error when the arithmetic cannot run the preset (Linux: Linux presets only).
-  Shadow(const Params& params, trace::Arith arith);
+  /// The shadow of runqueue `rq`. Throws vlag::Error when the arithmetic cannot run the preset
+  /// (Linux: Linux presets only).
+  Shadow(const Params& params, Arith arith, RunqueueId rq);
 
   /// One operation; throws vlag::Error (state unchanged) when the spec rejects it.
   void apply(const Op& op);
   /// §4.13; false when the task is not a sleeping entity here.
-  bool detach(TaskId id);
+  bool detach(EntityId id);
   /// §4.13; false when the task is here already. Throws vlag::Error when the saved lag is not a
   /// number of the arithmetic (a Linux lag is an s64 integer).
-  bool attach(TaskId id, int64_t weight, int64_t slice, bool custom_slice, const Exact& vlag);
+  bool attach(EntityId id, int64_t weight, int64_t slice, bool custom_slice, const Exact& vlag);
 
-  bool has(TaskId id) const;
-  ShadowEntity entity(TaskId id) const;
+  bool has(EntityId id) const;
+  ShadowEntity entity(EntityId id) const;
   Exact V() const;
   int64_t W() const;
-  std::optional<TaskId> curr() const;
-  std::optional<TaskId> next_buddy() const;
+  std::optional<EntityId> curr() const;
+  std::optional<EntityId> next_buddy() const;
   bool protect_slice() const;
 
  private:

@@ -32,9 +32,9 @@ std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow&
         step_field_witness(field, got, want));
     return std::optional<std::string>(fmt::format("field '{}'", field));
   };
-  const TaskId id = e.task.value_or(0);
+  const EntityId id = e.entity().value_or(0);
   const bool about =
-      e.task && shadow.has(id) && (!about_running(e.kind) || shadow.curr() == e.task);
+      e.entity() && shadow.has(id) && (!about_running(e.kind) || shadow.curr() == e.entity());
   const trace::EntityFields& s = e.state;
   if (about) {
     const ShadowEntity r = shadow.entity(id);
@@ -76,6 +76,49 @@ void StateRules::lag_sum(const trace::Event& e, const View& view) {
                lag_sum_witness(view, *e.V, *e.W, integers));
 }
 
+// The kernel's bookkeeping against its own entities: its tree's Σ w and Σ w·(v − v0), and V as
+// avg_vruntime computes it from them (SPEC.md §6). The entities are those the trace shows
+// queued; when the event's nr says the trace does not show them all, it is not judged.
+void StateRules::kernel_sums(const trace::Event& e, const View& view) {
+  const trace::KernelSums& k = e.kernel;
+  if (!k.sum_w && !k.sum_wv) return;
+  if (e.nr_queued) {
+    int64_t queued = 0;
+    for (const auto& [id, v] : view.entities()) queued += in_queue(v);
+    if (queued != *e.nr_queued) {
+      if (sums_unjudged_++ == 0) sums_unjudged_line_ = out_.line();
+      return;
+    }
+  }
+  out_.checked(ids::kInvKernelSums);
+  const Exact v0 = k.v0.value_or(0);  // sum_w alone needs no reference point
+  const ViewState s(view, params_, v0);
+  const rules::KernelSums want = rules::kernel_sums(s, v0);
+  std::string wrong;
+  if (k.sum_w && *k.sum_w != want.sum_w)
+    wrong = fmt::format("sum_w {} where the tree's entities give {}", *k.sum_w, want.sum_w);
+  else if (k.sum_wv && *k.sum_wv != want.sum_wv)
+    wrong = fmt::format("sum_wv {} where the tree's entities give {}", str(*k.sum_wv),
+                        str(want.sum_wv));
+  std::optional<Exact> V_kernel;
+  if (wrong.empty() && e.V && k.sum_w && k.sum_wv) {
+    V_kernel = rules::kernel_avg_vruntime(v0, *k.sum_w, *k.sum_wv, want.curr_w, want.curr_wv);
+    if (*V_kernel != *e.V)
+      wrong =
+          fmt::format("V {} where avg_vruntime of the sums gives {}", str(*e.V), str(*V_kernel));
+  }
+  if (wrong.empty()) return;
+  out_.violate(ids::kInvKernelSums, "the kernel's " + wrong, kernel_sums_witness(view, e));
+}
+
+void StateRules::finish() {
+  if (sums_unjudged_ > 0)
+    out_.note(fmt::format(
+        "{}: {} not judged at {} event(s), the first at line {}: their nr is not the number of "
+        "entities the trace shows queued",
+        out_.file(), ids::kInvKernelSums, sums_unjudged_, sums_unjudged_line_));
+}
+
 void StateRules::deadline(const ViewEntity& v, const View& view) {
   if (v.status != Status::Queued || !v.request) return;
   out_.checked(ids::kInvDeadline);
@@ -84,7 +127,7 @@ void StateRules::deadline(const ViewEntity& v, const View& view) {
   if (rules::deadline_holds(rest, *v.request, slack)) return;
   out_.violate(
       ids::kInvDeadline,
-      fmt::format("task {} remaining request {} ns not in (0, {}]{}", v.id, str(rest),
+      fmt::format("{} remaining request {} ns not in (0, {}]{}", entity_label(v), str(rest),
                   str(*v.request),
                   slack == 0 ? "" : " widened by the rounding bound " + str(slack) + " ns"),
       deadline_witness(v, slack),
@@ -100,7 +143,7 @@ void StateRules::place(const ViewEntity& before, const ViewEntity& after, const 
   const Exact B = rounding_.place_tolerance(view);
   if (rules::within(got, expect, B)) return;
   out_.violate(ids::kInvPlaceLag,
-               fmt::format("task {} saved vlag {}: expected V-v={}, got {}{}", after.id,
+               fmt::format("{} saved vlag {}: expected V-v={}, got {}{}", entity_label(after),
                            str(before.vlag), str(expect), str(got),
                            B == 0 ? "" : " (beyond the rounding bound " + str(B) + ")"),
                place_witness(V_after, after.vruntime, expect, B));
@@ -121,8 +164,8 @@ void StateRules::reweight(const ViewEntity& before, const ViewEntity& after, con
   out_.violate(
       ids::kInvReweight,
       fmt::format(
-          "reweight of task {} moved V from {} to {} (w*vlag {} -> {}){}", after.id, str(V_before),
-          str(V_after), str(lag_b), str(lag_a),
+          "reweight of {} moved V from {} to {} (w*vlag {} -> {}){}", entity_label(after),
+          str(V_before), str(V_after), str(lag_b), str(lag_a),
           B.V == 0 ? ""
                    : fmt::format(" beyond the rounding bounds {} and {}", str(B.V), str(B.wlag))),
       reweight_witness(V_before, V_after, lag_b, lag_a, B.V, B.wlag, B.compare_V), promised);
@@ -139,8 +182,8 @@ void StateRules::saved_lag(const ViewEntity& v, bool from_delayed, const View& v
   if (c.holds()) return;
   const bool zero = from_delayed && params_.preset.has(Feature::DELAY_ZERO);
   out_.violate(ids::kInvLagClamp,
-               fmt::format("task {} saved vlag {} beyond {}{}{}", v.id, str(v.vlag), str(c.limit),
-                           B == 0 ? "" : " + the rounding bound " + str(B),
+               fmt::format("{} saved vlag {} beyond {}{}{}", entity_label(v), str(v.vlag),
+                           str(c.limit), B == 0 ? "" : " + the rounding bound " + str(B),
                            zero ? " or positive after a delayed dequeue" : ""),
                saved_lag_witness(v, params_.tick_ns(), zero, B),
                promised(ids::kInvLagClamp, params_.preset, {.only_delay_zero = c.within_limit}));
@@ -168,7 +211,7 @@ void StateRules::s64_margins(const View& view) {
     const bool key_fits = key <= limit;
     if (key_fits && prod <= limit && prod_W <= limit) continue;
     out_.violate(ids::kInvS64Margin,
-                 fmt::format("task {}: key {} times weight {} (or W {}) overflows s64", id,
+                 fmt::format("{}: key {} times weight {} (or W {}) overflows s64", entity_label(v),
                              key.get_str(), v.weight, W),
                  s64_product_witness(key, key_fits, prod > limit ? v.weight : W));
     return;

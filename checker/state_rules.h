@@ -1,6 +1,7 @@
 // Layer 3 of `vlag check` (SPEC.md §6, spec/TRACE.md §4): the state the events carry, judged on
 // the view with the rules of rules/invariants.h — INV-LAG-SUM, INV-DEADLINE, INV-PLACE-LAG,
-// INV-REWEIGHT, INV-LAG-CLAMP, and the 64-bit margins of Linux's sums (INV-S64-MARGIN) — within
+// INV-REWEIGHT, INV-LAG-CLAMP, the 64-bit margins of Linux's sums (INV-S64-MARGIN) and the
+// kernel's own sums where the trace reports them (INV-KERNEL-SUMS) — within
 // SPEC.md §7.3's bounds on a trace in Linux arithmetic (checker/rounding.h), and every field an
 // event reports against the shadow reference (INV-STEP).
 #pragma once
@@ -17,7 +18,7 @@ namespace vlag::checker {
 
 class StateRules {
  public:
-  StateRules(const Params& params, trace::Arith arith, Findings& findings)
+  StateRules(const Params& params, Arith arith, Findings& findings)
       : params_(params), rounding_(params, arith), out_(findings) {}
 
   /// INV-STEP: the fields `e` reports (of its entity, V, W) against the shadow's. Returns what
@@ -37,11 +38,18 @@ class StateRules {
   void saved_lag(const ViewEntity& v, bool from_delayed, const View& view);
   /// INV-S64-MARGIN at a pick.
   void s64_margins(const View& view);
+  /// INV-KERNEL-SUMS with the sums (and V) the event reports, where the view knows every
+  /// queued entity: the event reports no `nr`, or the view's count.
+  void kernel_sums(const trace::Event& e, const View& view);
+  /// The note on the events whose sums were not judged.
+  void finish();
 
  private:
   const Params& params_;
   Rounding rounding_;
   Findings& out_;
+  int64_t sums_unjudged_ = 0;  // INV-KERNEL-SUMS: events whose queued set was not known
+  int64_t sums_unjudged_line_ = 0;
 };
 
 }  // namespace vlag::checker

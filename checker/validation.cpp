@@ -13,20 +13,23 @@ void fault(const TracePosition& at, Fault f, const std::string& field, const std
 
 namespace {
 
-// What the event needs of the task it names and of curr.
-void validate_task(const trace::Event& e, const View& view, const TracePosition& at) {
-  const TaskId id = e.task.value_or(0);
-  const ViewEntity* v = e.task ? view.find(id) : nullptr;
-  const std::string who = "task " + std::to_string(id);
+// What the event needs of the entity it names (a task's, or an `se`) and of curr.
+void validate_entity(const trace::Event& e, const View& view, const TracePosition& at) {
+  const std::optional<EntityId> se = e.entity();
+  const EntityId id = se.value_or(0);
+  const ViewEntity* v = se ? view.find(id) : nullptr;
+  const bool task_entity = !e.se || e.se == e.task;
+  const std::string who = (task_entity ? "task " : "entity ") + std::to_string(id);
+  const char* field = task_entity ? "task" : "se";
   switch (e.kind) {
     case EventKind::Attach:
-      if (v) fault(at, Fault::TraceFault, "task", who + " migrates in while it is here already");
+      if (v) fault(at, Fault::TraceFault, field, who + " migrates in while it is here already");
       if (!e.state.vlag)
         fault(at, Fault::Malformed, "vlag",
               "missing (required by \"attach\": the saved lag it brings)");
       return;
     case EventKind::New:
-      if (v) fault(at, Fault::TraceFault, "task", who + " is created twice");
+      if (v) fault(at, Fault::TraceFault, field, who + " is created twice");
       if (e.weight == 0)
         fault(at, Fault::Malformed, "weight",
               "unknown (null): only parameter inference (vlag check --infer) takes such traces");
@@ -49,46 +52,48 @@ void validate_task(const trace::Event& e, const View& view, const TracePosition&
     case EventKind::Yield:
       if (e.kind == EventKind::Yield && !view.curr)
         fault(at, Fault::TraceFault, "ev", "yield while no task runs");
-      if (e.task && e.task != view.curr)
-        fault(at, Fault::TraceFault, "task",
+      if (se && se != view.curr)
+        fault(at, Fault::TraceFault, field,
               who + " is named as running, but the last pick chose " +
                   (view.curr ? "task " + std::to_string(*view.curr) : "idle") +
                   " (a pick is missing or wrong)");
       return;
     case EventKind::Pick:
-      if (!e.task) return;
+      if (!se) return;
       if (!v || v->status == Status::Sleeping)
-        fault(at, Fault::NotRunnable, "task",
+        fault(at, Fault::NotRunnable, field,
               "pick of " + who + ", which is not runnable" +
-                  (v ? " (it sleeps: a wakeup is missing?)" : " (no such task)"));
+                  (v             ? " (it sleeps: a wakeup is missing?)"
+                   : task_entity ? " (no such task)"
+                                 : " (no such entity)"));
       return;
     default:
       break;
   }
   if (!v)
-    fault(at, Fault::TraceFault, "task",
+    fault(at, Fault::TraceFault, field,
           who + " appears without its \"new\" event (a truncated start or a lost event)");
   switch (e.kind) {
     case EventKind::Wakeup:
       if (v->status == Status::Queued)
-        fault(at, Fault::TraceFault, "task", who + " wakes up while queued (a sleep is missing?)");
+        fault(at, Fault::TraceFault, field, who + " wakes up while queued (a sleep is missing?)");
       return;
     case EventKind::Sleep:
     case EventKind::Dequeue:
       if (v->status != Status::Queued)
-        fault(at, Fault::TraceFault, "task", who + " is dequeued while not queued");
+        fault(at, Fault::TraceFault, field, who + " is dequeued while not queued");
       return;
     case EventKind::Exit:
       if (v->status != Status::Sleeping)
-        fault(at, Fault::TraceFault, "task", who + " exits while still queued");
+        fault(at, Fault::TraceFault, field, who + " exits while still queued");
       return;
     case EventKind::Detach:
       if (v->status != Status::Sleeping)
-        fault(at, Fault::TraceFault, "task", who + " migrates out while still queued");
+        fault(at, Fault::TraceFault, field, who + " migrates out while still queued");
       return;
     case EventKind::Preempt:
       if (v->status != Status::Queued || view.curr == id)
-        fault(at, Fault::TraceFault, "task",
+        fault(at, Fault::TraceFault, field,
               "wakeup preemption by " + who + ", which is not a queued wakee");
       return;
     default:
@@ -99,7 +104,7 @@ void validate_task(const trace::Event& e, const View& view, const TracePosition&
 }  // namespace
 
 void validate(const trace::Event& e, const View& view, const TracePosition& at) {
-  validate_task(e, view, at);
+  validate_entity(e, view, at);
   if (e.kind == EventKind::Run && e.t - e.delta < at.now)
     fault(at, Fault::TimeBackwards, "delta",
           fmt::format("a run of {} ns ending at t={} starts before the previous event (t={})",

@@ -2,12 +2,16 @@
 
 namespace vlag::checker {
 
-ViewEntity* View::find(TaskId id) {
+std::string entity_label(const ViewEntity& e) {
+  return (e.task == e.id ? "task " : "entity ") + std::to_string(e.id);
+}
+
+ViewEntity* View::find(EntityId id) {
   auto it = entities_.find(id);
   return it == entities_.end() ? nullptr : &it->second;
 }
 
-const ViewEntity* View::find(TaskId id) const {
+const ViewEntity* View::find(EntityId id) const {
   auto it = entities_.find(id);
   return it == entities_.end() ? nullptr : &it->second;
 }
@@ -40,13 +44,15 @@ const ViewEntity* View::earliest_eligible_deadline(const Exact& V) const {
   return best;
 }
 
-std::vector<trace::Event> View::snapshot(int64_t now) const {
+std::vector<trace::Event> View::snapshot(int64_t now, RunqueueId rq) const {
   std::vector<trace::Event> out;
   for (const auto& [id, v] : entities_) {
     trace::Event e;
     e.kind = trace::EventKind::Entity;
     e.t = now;
-    e.task = id;
+    e.rq = rq;
+    e.task = v.task;
+    if (v.task != id) e.se = id;
     e.state.weight = v.weight;
     e.state.slice = v.slice;
     e.state.vruntime = v.vruntime;

@@ -1,4 +1,4 @@
-// The runqueue as the trace describes it: each entity's weight, slice, vruntime, deadline,
+// One runqueue as the trace describes it: each entity's weight, slice, vruntime, deadline,
 // saved lag and status as last reported (or, for a trace without state fields, as the shadow
 // reference computed them; checker/view_update.h keeps it). Layers 2 and 3 judge the trace's
 // decisions and numbers on this view, with SPEC.md §2's derived quantities computed exactly over
@@ -7,6 +7,7 @@
 
 #include <boost/container/flat_map.hpp>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "trace/event.h"
@@ -16,7 +17,8 @@ namespace vlag::checker {
 using trace::Exact;
 
 struct ViewEntity {
-  TaskId id = 0;
+  EntityId id = 0;
+  std::optional<TaskId> task;  // the task whose entity it is; none for a group entity
   int64_t weight = 0;
   int64_t slice = 0;
   Exact vruntime;
@@ -37,16 +39,16 @@ struct ViewEntity {
 // and a node-based map made that walk most of a check's time. Entities come and go only at
 // `new`, `entity`, `attach`, `exit` and `detach`: a pointer from find() is valid until the view
 // handles the next such event.
-using ViewEntities = boost::container::flat_map<TaskId, ViewEntity>;
+using ViewEntities = boost::container::flat_map<EntityId, ViewEntity>;
 
 class View {
  public:
   ViewEntities& entities() { return entities_; }
   const ViewEntities& entities() const { return entities_; }
-  ViewEntity* find(TaskId id);
-  const ViewEntity* find(TaskId id) const;
+  ViewEntity* find(EntityId id);
+  const ViewEntity* find(EntityId id) const;
 
-  std::optional<TaskId> curr;
+  std::optional<EntityId> curr;
 
   int64_t W() const;  // Σ w over queued (and delayed) entities
   Exact V() const;    // Σ w·v / W; 0 for an empty queue
@@ -58,14 +60,17 @@ class View {
   }
   /// The eligible entity that precedes every other one, ties otherwise going to the least id.
   const ViewEntity* earliest_eligible_deadline(const Exact& V) const;
-  /// The state at time `now` as `entity` lines: the start of a replayable window.
-  std::vector<trace::Event> snapshot(int64_t now) const;
+  /// The state at time `now` as `entity` lines of runqueue `rq`: the start of a replayable window.
+  std::vector<trace::Event> snapshot(int64_t now, RunqueueId rq) const;
 
  private:
   ViewEntities entities_;
 };
 
 inline bool in_queue(const ViewEntity& e) { return e.status != Status::Sleeping; }
+
+/// How messages name an entity: "task 3" for a task's own entity, "entity 17" otherwise.
+std::string entity_label(const ViewEntity& e);
 
 /// The view as rules/state.h reads it, with its V given (computed once for the event, or the V
 /// the trace reports). W() is a walk over the view: ask once.
@@ -79,7 +84,7 @@ class ViewState {
   const Params& params() const { return params_; }
   const Exact& V() const { return V_; }
   int64_t W() const { return view_.W(); }
-  std::optional<TaskId> curr() const { return view_.curr; }
+  std::optional<EntityId> curr() const { return view_.curr; }
   bool eligible(const ViewEntity& e) const { return view_.eligible(e, V_); }
   template <class F>
   bool for_each_queued(F&& f) const {

@@ -41,7 +41,7 @@ void ViewUpdate::refresh_from_shadow(ViewEntity& v, const Shadow* shadow) {
 
 // §4.4/§4.9: a delayed entity that pick_eevdf selects leaves the queue before the pick goes on.
 // `W_after` is the W the pick event reports, if any.
-void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<TaskId> picked,
+void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> picked,
                                            std::optional<int64_t> W_after, const Shadow* shadow,
                                            const SavedLag& saved) const {
   if (shadow) {
@@ -90,7 +90,7 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
                        const Shadow* shadow, const SavedLag& saved) const {
   const Preset& p = params_.preset;
   auto& all = view.entities();
-  ViewEntity* v = e.task ? view.find(*e.task) : nullptr;
+  ViewEntity* v = e.entity() ? view.find(*e.entity()) : nullptr;
   const auto refresh = [&](ViewEntity& x) {
     refresh_from_shadow(x, shadow);
     apply_reported(x, e.state);
@@ -98,7 +98,8 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
   switch (e.kind) {
     case EventKind::New: {
       ViewEntity n;
-      n.id = *e.task;
+      n.id = *e.entity();
+      n.task = e.task;
       n.weight = e.weight;
       n.slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
       all[n.id] = n;
@@ -107,7 +108,8 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     }
     case EventKind::Entity: {
       ViewEntity n;
-      n.id = *e.task;
+      n.id = *e.entity();
+      n.task = e.task;
       n.weight = *e.state.weight;
       n.slice = *e.state.slice;
       n.vruntime = *e.state.vruntime;
@@ -122,12 +124,13 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     }
     case EventKind::Exit:
     case EventKind::Detach:
-      all.erase(*e.task);
+      all.erase(*e.entity());
       return;
     case EventKind::Attach: {
       // A known entity, not a new one: its first wakeup here places it with the lag it brings.
       ViewEntity n;
-      n.id = *e.task;
+      n.id = *e.entity();
+      n.task = e.task;
       n.weight = e.weight;
       n.slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
       n.vlag = *e.state.vlag;
@@ -170,8 +173,8 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       saved(*v, false);
       return;
     case EventKind::Pick:
-      complete_delayed_dequeues(view, e.task, e.W, shadow, saved);
-      view.curr = e.task;
+      complete_delayed_dequeues(view, e.entity(), e.W, shadow, saved);
+      view.curr = e.entity();
       if (v) refresh(*v);
       return;
     case EventKind::Run:
@@ -196,7 +199,7 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
                        rules::clamp_cuts(params_, v->slice, v->weight, view.V() - v->vruntime);
       refresh(*v);
       if (cut) v->request.reset();
-      v->deadline_rescaled = arith_ == trace::Arith::Linux64;
+      v->deadline_rescaled = arith_ == Arith::Linux64;
       return;
     }
     case EventKind::Slice:
@@ -207,6 +210,7 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       refresh(*v);
       return;
     case EventKind::Migrate:
+    case EventKind::Runqueue:  // a declaration, handled by checker/checker.h before any runqueue
       return;
   }
 }

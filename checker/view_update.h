@@ -19,7 +19,7 @@ class ViewUpdate {
   /// Receives each entity whose lag the event saved; from_delayed: a completed delayed dequeue.
   using SavedLag = std::function<void(const ViewEntity&, bool from_delayed)>;
 
-  ViewUpdate(const Params& params, trace::Arith arith) : params_(params), arith_(arith) {}
+  ViewUpdate(const Params& params, Arith arith) : params_(params), arith_(arith) {}
 
   /// Applies `e` (validated) to `view`. `status_before`: the named entity's status before the
   /// event; `shadow`: the shadow reference after it, or nullptr once it stopped.
@@ -30,12 +30,12 @@ class ViewUpdate {
   static void refresh_from_shadow(ViewEntity& v, const Shadow* shadow);
 
  private:
-  void complete_delayed_dequeues(View& view, std::optional<TaskId> picked,
+  void complete_delayed_dequeues(View& view, std::optional<EntityId> picked,
                                  std::optional<int64_t> W_after, const Shadow* shadow,
                                  const SavedLag& saved) const;
 
   const Params& params_;
-  trace::Arith arith_;
+  Arith arith_;
 };
 
 }  // namespace vlag::checker

@@ -39,7 +39,9 @@ std::optional<Window> minimal_window(const Source& source, const Violation& v, s
                                 : "a service figure needs the whole history";
     return std::nullopt;
   }
-  const int64_t k = v.event_index;
+  // Only the violation's runqueue replays into the window, after the trace's runqueue lines.
+  const RunqueueId rq = v.rq.value_or(0);
+  const int64_t k = v.rq_event_index;
   std::map<int64_t, std::vector<trace::Event>> snapshots;  // start index → state before it
   std::deque<trace::Event> recent;
   auto in = source.open();
@@ -47,33 +49,42 @@ std::optional<Window> minimal_window(const Source& source, const Violation& v, s
   trace::Header header = reader.header();
   Report scratch;
   Checker checker(header, source.name, scratch);
-  while (checker.events() <= k) {
+  while (checker.events() <= v.event_index) {
     std::optional<trace::Event> e;
+    bool ours = false;
     try {
       e = reader.next();
       if (!e) break;
-      const int64_t index = checker.events();
-      if (k - index + 1 <= kMaxWindow && ((k - index + 1) & (k - index)) == 0)
-        snapshots[index] = checker.snapshot();
+      ours = e->rq == rq && e->kind != trace::EventKind::Runqueue;
+      if (ours) {
+        const RunqueueChecker* c = checker.runqueue(rq);
+        const int64_t index = c ? c->events() : 0;
+        if (k - index + 1 <= kMaxWindow && ((k - index + 1) & (k - index)) == 0)
+          snapshots[index] = c ? c->snapshot() : std::vector<trace::Event>{};
+      }
       checker.consume(*e, reader.line());
     } catch (const trace::InputError&) {
       continue;  // the pass that found v skipped it too (--keep-going)
     }
+    if (!ours) continue;
     recent.push_back(*e);
     if (static_cast<int64_t>(recent.size()) > kMaxWindow) recent.pop_front();
   }
-  if (checker.events() <= k) {
+  if (checker.events() <= v.event_index) {
     why = "the trace ended before the violation on replay";
     return std::nullopt;
   }
   header.window = true;
+  std::string start_text = trace::header_line(header) + "\n";
+  for (const auto& d : checker.declarations()) start_text += trace::event_line(d) + "\n";
+  const auto declared = static_cast<int64_t>(checker.declarations().size());
   for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
     const int64_t start = it->first, length = k - start + 1;
-    std::string text = trace::header_line(header) + "\n";
+    std::string text = start_text;
     for (const auto& e : it->second) text += trace::event_line(e) + "\n";
     for (auto e = recent.end() - length; e != recent.end(); ++e)
       text += trace::event_line(*e) + "\n";
-    const int64_t last = static_cast<int64_t>(it->second.size()) + length - 1;
+    const int64_t last = declared + static_cast<int64_t>(it->second.size()) + length - 1;
     if (reproduces(text, v.id, last)) return Window{text, length};
   }
   why = "no suffix of up to 64 events reproduces it from the state at its start";

@@ -1,6 +1,7 @@
-// Minimal replayable windows: for a violation at event k, the shortest suffix of events ending
-// at k that, started from the state before its first event (written as `entity` lines under a
-// "window":true header), still shows a violation with the same ID at its last event. Found by
+// Minimal replayable windows: for a violation at event k of a runqueue, the shortest suffix of
+// that runqueue's events ending at k that, started from the state before its first event
+// (written as `entity` lines under a "window":true header, after the trace's `runqueue` lines),
+// still shows a violation with the same ID at its last event. Found by
 // replaying the trace up to candidate starts k, k−1, k−3, … (lengths 1, 2, 4, … 64) and
 // re-checking each candidate as a trace of its own.
 #pragma once

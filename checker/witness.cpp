@@ -66,7 +66,7 @@ namespace {
 Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
 
 // An entity's constant: w_3, v_m2 (a negative id's m).
-std::string name_of(const char* prefix, TaskId id) {
+std::string name_of(const char* prefix, EntityId id) {
   return fmt::format("{}_{}{}", prefix, id < 0 ? "m" : "", id < 0 ? -id : id);
 }
 
@@ -103,14 +103,14 @@ Witness idle_pick_witness(const View& view) {
   return w;
 }
 
-Witness ineligible_pick_witness(const View& view, TaskId picked) {
+Witness ineligible_pick_witness(const View& view, EntityId picked) {
   Witness w = queue_witness(view, nullptr);
   w.statement = std::string(ids::kInvPickEligible) + ": the picked entity p has v_p <= V";
   w.claim = "(> " + name_of("v", picked) + " V)";
   return w;
 }
 
-Witness edf_witness(const View& view, TaskId picked, TaskId earlier) {
+Witness edf_witness(const View& view, EntityId picked, EntityId earlier) {
   Witness w = queue_witness(view, nullptr);
   w.statement = std::string(ids::kInvPickEdf) +
                 ": no eligible entity e has an earlier deadline than the picked p";
@@ -136,7 +136,7 @@ Witness became_delayed_witness(const Exact& v, const Exact& V) {
   return w;
 }
 
-Witness pick_step_witness(std::optional<TaskId> picked, std::optional<TaskId> spec_pick) {
+Witness pick_step_witness(std::optional<EntityId> picked, std::optional<EntityId> spec_pick) {
   Witness w;
   w.statement =
       std::string(ids::kInvStep) + ": the pick is the one SPEC.md 4.4 makes (ids; -1 = idle)";
@@ -270,6 +270,57 @@ Witness s64_product_witness(const mpz_class& key, bool key_fits, int64_t factor)
     w.add("w", Sort::BitVec64, ex(factor));
     w.claim = "(not (bvsmul_noovfl key w))";
   }
+  return w;
+}
+
+// The sums over the tree Q \ {curr} and avg_vruntime's floor of the average with curr added
+// (to_int is ⌊·⌋ in SMT-LIB); each clause only for what the event reports.
+Witness kernel_sums_witness(const View& view, const trace::Event& e) {
+  const trace::KernelSums& k = e.kernel;
+  Witness w;
+  w.statement = std::string(ids::kInvKernelSums) +
+                ": sum_w = sum w_i, sum_wv = sum w_i*(v_i - v0) over the tree (curr outside), "
+                "V = v0 + floor((sum_wv + w_c*(v_c - v0)) / (sum_w + w_c))";
+  w.add("v0", Sort::Real, k.v0.value_or(0));
+  std::string tree_w = "(+ 0", tree_wv = "(+ 0.0", curr_w = "0", curr_wv = "0.0";
+  for (const auto& [id, x] : view.entities()) {
+    if (!in_queue(x)) continue;
+    const std::string wn = name_of("w", id), vn = name_of("v", id);
+    w.add(wn, Sort::Int, ex(x.weight));
+    w.add(vn, Sort::Real, x.vruntime);
+    const std::string wv = fmt::format("(* {} (- {} v0))", wn, vn);
+    if (view.curr == id) {
+      curr_w = wn;
+      curr_wv = wv;
+    } else {
+      tree_w += " " + wn;
+      tree_wv += " " + wv;
+    }
+  }
+  w.derived.push_back({"tree_w", Sort::Int});
+  w.derived.push_back({"tree_wv", Sort::Real});
+  w.definitions.push_back("(= tree_w " + tree_w + "))");
+  w.definitions.push_back("(= tree_wv " + tree_wv + "))");
+  std::vector<std::string> wrong;
+  if (k.sum_w) {
+    w.add("sum_w", Sort::Int, ex(*k.sum_w));
+    wrong.emplace_back("(not (= sum_w tree_w))");
+  }
+  if (k.sum_wv) {
+    w.add("sum_wv", Sort::Real, *k.sum_wv);
+    wrong.emplace_back("(not (= sum_wv tree_wv))");
+  }
+  if (e.V && k.sum_w && k.sum_wv) {
+    w.add("V_reported", Sort::Real, *e.V);
+    wrong.push_back(fmt::format(
+        "(and (> (+ sum_w {0}) 0) (not (= V_reported (+ v0 (to_real (to_int (/ (+ sum_wv {1}) "
+        "(to_real (+ sum_w {0})))))))))",
+        curr_w, curr_wv));
+    wrong.push_back(fmt::format("(and (= (+ sum_w {}) 0) (not (= V_reported v0)))", curr_w));
+  }
+  w.claim = "(or";
+  for (const auto& c : wrong) w.claim += " " + c;
+  w.claim += ")";
   return w;
 }
 

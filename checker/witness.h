@@ -48,11 +48,11 @@ Witness queue_witness(const View& view, const Exact* V_reported);
 
 // Layer 2 (checker/decisions.h).
 Witness idle_pick_witness(const View& view);
-Witness ineligible_pick_witness(const View& view, TaskId picked);
-Witness edf_witness(const View& view, TaskId picked, TaskId earlier);
+Witness ineligible_pick_witness(const View& view, EntityId picked);
+Witness edf_witness(const View& view, EntityId picked, EntityId earlier);
 Witness delayed_pick_witness();
 Witness became_delayed_witness(const Exact& v, const Exact& V);
-Witness pick_step_witness(std::optional<TaskId> picked, std::optional<TaskId> spec_pick);
+Witness pick_step_witness(std::optional<EntityId> picked, std::optional<EntityId> spec_pick);
 
 // Layer 3 (checker/state_rules.h); a nonzero bound or slack is §7.3's, for a Linux trace.
 Witness step_field_witness(const char* field, const Exact& got, const Exact& want);
@@ -68,6 +68,8 @@ Witness saved_lag_witness(const ViewEntity& v, int64_t tick_ns, bool delay_zero,
 /// INV-S64-MARGIN for one entity: its key beyond s64, or key times w (or W) overflowing.
 Witness s64_product_witness(const mpz_class& key, bool key_fits, int64_t factor);
 Witness s64_sum_witness(const mpz_class& sum);
+/// INV-KERNEL-SUMS: the tree's entities and curr, the sums and V the event reports.
+Witness kernel_sums_witness(const View& view, const trace::Event& e);
 
 }  // namespace vlag::checker
 

@@ -36,7 +36,8 @@ void print_summary(const checker::Report& r) {
             : "");
     for (size_t i = 0; i < shown; ++i) {
       const checker::Violation& v = r.violations[i];
-      fmt::print("  {}:{}: {}: {}\n", v.file, v.line, v.id, v.detail);
+      fmt::print("  {}:{}: {}{}: {}\n", v.file, v.line,
+                 v.rq ? fmt::format("rq {}: ", *v.rq) : std::string(), v.id, v.detail);
       if (v.z3_sat || !v.smt_file.empty())
         fmt::print("    {}{}\n", z3_text(v), v.smt_file.empty() ? "" : " (" + v.smt_file + ")");
       if (!v.window_file.empty() || !v.window_note.empty())
@@ -68,7 +69,9 @@ void print_json(const checker::Report& r) {
                               .str("worst", st.worst));
   for (const checker::Violation& v : r.violations) {
     json::Object o;
-    o.str("id", v.id).str("file", v.file).num("line", v.line).str("detail", v.detail);
+    o.str("id", v.id).str("file", v.file).num("line", v.line);
+    if (v.rq) o.num("rq", *v.rq);
+    o.str("detail", v.detail);
     if (v.z3_sat)
       o.boolean("z3_sat", *v.z3_sat);
     else

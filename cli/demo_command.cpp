@@ -37,8 +37,11 @@ int run_demo(const DemoOptions& o) {
   trace::Header header;
   header.producer = "vlag demo (reference runqueue)";
   header.params = params;
-  trace::TraceObserver<reference::Num> tracer(trace_text, header);
-  const sim::DemoReport r = sim::run_demo(params, sim::demo_workload(), duration, true, &tracer);
+  const std::vector<sim::DemoTask> workload = sim::demo_workload();
+  // The demo's tasks are created in the workload's order: task i + 1 is workload[i].
+  trace::TraceObserver<reference::Num> tracer(
+      trace_text, header, [&](TaskId id) { return workload.at(static_cast<size_t>(id - 1)).name; });
+  const sim::DemoReport r = sim::run_demo(params, workload, duration, true, &tracer);
 
   fmt::print(
       "vlag demo: preset {}, HZ {}, base slice {}, {:.3f} s simulated on one CPU of the machine "

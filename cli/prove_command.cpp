@@ -57,12 +57,9 @@ prove::Options build(ProveArgs& a) {
   Preset p = preset_by_name(a.preset);
   apply_feature_overrides(p, a.features);
   o.params = make_params(p, a.hz);
-  if (a.arith == "exact")
-    o.arith = prove::Arith::Exact;
-  else if (a.arith == "linux64")
-    o.arith = prove::Arith::Linux64;
-  else
-    throw Error("prove: --arith must be exact or linux64");
+  const auto arith = arith_by_name(a.arith);
+  if (!arith) throw Error("prove: --arith must be exact or linux64");
+  o.arith = *arith;
   o.weights = parse_list(a.weights, "--weights");
   for (int64_t w : o.weights) validate_weight(w);
   o.slices = parse_list(a.slices, "--slices");

@@ -37,7 +37,7 @@ std::string scope(const prove::Options& o) {
       "{} tasks, weights {{{}}}, slices {{{}}} (0 = base {} ns), run delta <= {} ns, {}", o.tasks,
       list(o.weights), list(o.slices), o.params.base_slice_ns(),
       o.max_delta_ns > 0 ? o.max_delta_ns : o.params.tick_ns(),
-      o.arith == prove::Arith::Exact ? "exact arithmetic" : "Linux 64-bit arithmetic");
+      o.arith == Arith::Exact ? "exact arithmetic" : "Linux 64-bit arithmetic");
 }
 
 // "p/q" with its decimal value alongside, for reading; integers as they are.
@@ -144,7 +144,7 @@ std::string json_report(const prove::Options& o, const prove::Result& r, const s
       .str("preset", o.params.preset.name)
       .num("tasks", o.tasks)
       .num("depth", o.depth)
-      .str("arith", o.arith == prove::Arith::Exact ? "exact" : "linux64")
+      .str("arith", arith_name(o.arith))
       .str("verdict", verdict_name(r.verdict))
       .str("method", r.method)
       .num("reached", r.depth)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "spec/error.h"
+#include "spec/features.h"
 #include "spec/weights.h"
 
 namespace vlag::kernel {
@@ -36,21 +37,22 @@ std::string KernelImporter::finish(std::ostream& out) {
   trace::Header h;
   h.producer = "linux sched tracepoints, cpu " + std::to_string(options_.cpu) + " of " + source_ +
                " (a reconstruction: decisions inferred from tracepoints)";
-  h.params = make_params(preset_by_name("linux-6.18"), options_.hz, cpus);
+  h.params = make_params(preset_by_name(kNewestLinuxPreset), options_.hz, cpus);
   h.cpu = options_.cpu;
   const int64_t base = h.params.base_slice_ns();
   if (options_.base_slice_ns && *options_.base_slice_ns != base)
-    throw Error("the snapshot's sysctl_sched_base_slice " +
-                std::to_string(*options_.base_slice_ns) + " ns is not linux-6.18's default for " +
-                std::to_string(cpus) + " CPUs (" + std::to_string(base) +
-                " ns): a spec/TRACE.md header cannot state a tuned one");
+    throw Error(
+        "the snapshot's sysctl_sched_base_slice " + std::to_string(*options_.base_slice_ns) +
+        " ns is not " + std::string(kNewestLinuxPreset) + "'s default for " + std::to_string(cpus) +
+        " CPUs (" + std::to_string(base) + " ns): a spec/TRACE.md header cannot state a tuned one");
   std::string line = trace::header_line(h);
   line.insert(line.size() - 1, ",\"kernel_reconstruction\":true");
   out << line << '\n' << events_.str();
   return std::to_string(cpus) + " CPUs (" + cpus_from + "), base slice " + std::to_string(base) +
          " ns (" +
-         (options_.base_slice_ns ? "the snapshot's sysctl_sched_base_slice"
-                                 : "linux-6.18's default for that many CPUs") +
+         (options_.base_slice_ns
+              ? "the snapshot's sysctl_sched_base_slice"
+              : std::string(kNewestLinuxPreset) + "'s default for that many CPUs") +
          ")";
 }
 

@@ -92,7 +92,7 @@ class KernelServiceLayer::Impl {
   Impl(std::string file, const KernelCheckOptions& o) : o_(o) {
     r_.file = std::move(file);
     r_.options = o;
-    r_.tick_ns = make_params(preset_by_name("linux-6.18"), o.hz).tick_ns();
+    r_.tick_ns = make_params(preset_by_name(kNewestLinuxPreset), o.hz).tick_ns();
     for (const auto& [pid, path] : o.group_of) members_[path].insert(pid);
     for (const auto& [pid, path] : o.group_of)
       for (std::string p = path; p != "/"; p = parent_of(p)) known_paths_.insert(p);
@@ -189,10 +189,10 @@ class KernelServiceLayer::Impl {
       r_.base_slice_source = o_.base_slice_source;
     } else {
       const int n = std::clamp(r_.machine_cpus, 1, 8);  // the CPU factor stops at 8
-      r_.base_slice_ns = Range::exact(
-          static_cast<double>(make_params(preset_by_name("linux-6.18"), o_.hz, n).base_slice_ns()));
-      r_.base_slice_source = "assumed: linux-6.18's default for " + std::to_string(n) +
-                             " CPUs (no snapshot gave sysctl_sched_base_slice)";
+      r_.base_slice_ns = Range::exact(static_cast<double>(
+          make_params(preset_by_name(kNewestLinuxPreset), o_.hz, n).base_slice_ns()));
+      r_.base_slice_source = "assumed: " + std::string(kNewestLinuxPreset) + "'s default for " +
+                             std::to_string(n) + " CPUs (no snapshot gave sysctl_sched_base_slice)";
     }
     for (auto& [pid, t] : r_.tasks) {
       const TaskState& s = tasks_.at(pid);

@@ -31,7 +31,7 @@ std::vector<std::string> entity_lines(const Rq& rq) {
   return lines;
 }
 
-std::string opt_str(const std::optional<TaskId>& id) { return id ? std::to_string(*id) : "-"; }
+std::string opt_str(const std::optional<EntityId>& id) { return id ? std::to_string(*id) : "-"; }
 
 template <class Rq>
 std::string scalars(const Rq& rq) {

@@ -19,14 +19,14 @@ TreeQueue::TreeQueue(const Params& params) : layout_(params.preset.tree) {
 // Operations look the same few entities up again and again (curr above all): one remembered
 // hit saves most hash lookups. Entities never move (unique_ptr), so the pointer stays valid
 // until remove().
-TreeEntity* TreeQueue::find(TaskId id) {
+TreeEntity* TreeQueue::find(EntityId id) {
   if (last_found_ && last_found_->id == id) return last_found_;
   const auto it = entities_.find(id);
   if (it == entities_.end()) return nullptr;
   return last_found_ = it->second.get();
 }
 
-const TreeEntity* TreeQueue::find(TaskId id) const {
+const TreeEntity* TreeQueue::find(EntityId id) const {
   return const_cast<TreeQueue*>(this)->find(id);
 }
 
@@ -37,7 +37,7 @@ TreeEntity& TreeQueue::add(Entity e) {
   return ref;
 }
 
-void TreeQueue::remove(TaskId id) {
+void TreeQueue::remove(EntityId id) {
   const auto it = entities_.find(id);
   if (it == entities_.end()) return;
   if (it->second->on_tree)

@@ -40,10 +40,10 @@ class TreeQueue {
   TreeQueue(const TreeQueue&) = delete;
   TreeQueue& operator=(const TreeQueue&) = delete;
 
-  Entity* find(TaskId id);
-  const Entity* find(TaskId id) const;
+  Entity* find(EntityId id);
+  const Entity* find(EntityId id) const;
   Entity& add(Entity e);
-  void remove(TaskId id);
+  void remove(EntityId id);
   template <class F>
   void for_each(F f) const {
     for (const auto& [id, e] : entities_) f(*e);
@@ -123,7 +123,7 @@ class TreeQueue {
 
   TreeLayout layout_;
   TreeNode header_;
-  std::unordered_map<TaskId, std::unique_ptr<Entity>> entities_;
+  std::unordered_map<EntityId, std::unique_ptr<Entity>> entities_;
   Entity* last_found_ = nullptr;  // the last entity find() returned
   Num v0_ = Arith::origin();
   Arith::Sum sum_ = 0;  // Σ w_i·(v_i − v0_) over the tree

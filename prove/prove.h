@@ -8,7 +8,6 @@
 
 namespace vlag::prove {
 
-using smt::Arith;
 using smt::Counterexample;
 using smt::EntityValues;
 using smt::InductionStep;

@@ -26,26 +26,27 @@ class BasicRunqueue {
   using Num = typename Arith::Num;
   using Entity = typename Queue::Entity;
 
-  explicit BasicRunqueue(Params params);
+  /// `id`: the runqueue this is (Op::rq); apply() rejects operations meant for another.
+  explicit BasicRunqueue(Params params, RunqueueId id = 0);
   /// The same state in another arithmetic: a Linux-integer runqueue read exactly (SPEC.md §7:
   /// the per-operation rounding bounds are measured from such a common state).
   template <class OtherQueue>
   static BasicRunqueue exact_copy_of(const BasicRunqueue<OtherQueue>& other);
 
   // SPEC.md §4 operations.
-  void create(TaskId id, int64_t weight, int64_t slice);  // §4.12
-  void exit(TaskId id);                                   // §4.12
-  void enqueue_entity(TaskId id);                         // §4.3, §4.9
-  void dequeue_entity(TaskId id, bool sleep);             // §4.7, §4.9
-  std::optional<TaskId> pick_next_entity();               // §4.4
-  void update_curr(int64_t delta_ns);                     // §4.1
-  void entity_tick();                                     // §4.2
-  void reweight_entity(TaskId id, int64_t weight);        // §4.8
-  void set_slice(TaskId id, int64_t slice);               // §4.10
-  void yield_task();                                      // §4.11
-  bool wakeup_preempt(TaskId id);                         // §4.6
-  std::optional<Migrant<Num>> detach(TaskId id);          // §4.13: nullopt if not detachable
-  bool attach(const Migrant<Num>& m);                     // §4.13: false if the id exists
+  void create(EntityId id, int64_t weight, int64_t slice);  // §4.12
+  void exit(EntityId id);                                   // §4.12
+  void enqueue_entity(EntityId id);                         // §4.3, §4.9
+  void dequeue_entity(EntityId id, bool sleep);             // §4.7, §4.9
+  std::optional<EntityId> pick_next_entity();               // §4.4
+  void update_curr(int64_t delta_ns);                       // §4.1
+  void entity_tick();                                       // §4.2
+  void reweight_entity(EntityId id, int64_t weight);        // §4.8
+  void set_slice(EntityId id, int64_t slice);               // §4.10
+  void yield_task();                                        // §4.11
+  bool wakeup_preempt(EntityId id);                         // §4.6
+  std::optional<Migrant<Num>> detach(EntityId id);          // §4.13: nullopt if not detachable
+  bool attach(const Migrant<Num>& m);                       // §4.13: false if the id exists
 
   /// One step from data: dispatches to the operation named by op.kind. Detach and Attach carry
   /// an entity (a Migrant), not just an id: apply() rejects them; call detach() and attach().
@@ -63,6 +64,7 @@ class BasicRunqueue {
 
   // State.
   const Params& params() const { return params_; }
+  RunqueueId id() const { return id_; }
   const Queue& queue() const { return queue_; }
   /// The reference's entities in creation order (ScanQueue only; a member template so that
   /// runqueues over other queues are instantiated without it).
@@ -70,12 +72,12 @@ class BasicRunqueue {
   const auto& entities() const {
     return static_cast<const Q&>(queue_).entities();
   }
-  const Entity& entity(TaskId id) const;
-  bool has(TaskId id) const { return queue_.find(id) != nullptr; }
+  const Entity& entity(EntityId id) const;
+  bool has(EntityId id) const { return queue_.find(id) != nullptr; }
   std::vector<const Entity*> queued() const;
   int64_t nr_queued() const { return nr_queued_; }
-  std::optional<TaskId> curr() const { return curr_; }
-  std::optional<TaskId> next_buddy() const { return next_; }
+  std::optional<EntityId> curr() const { return curr_; }
+  std::optional<EntityId> next_buddy() const { return next_; }
   const std::optional<Num>& protection() const { return prot_; }
   bool need_resched() const { return need_resched_; }
   int64_t now() const { return now_; }
@@ -85,7 +87,7 @@ class BasicRunqueue {
   const Num& fluid_clock() const { return fluid_; }
   const Outcome& last_outcome() const { return outcome_; }
   /// The eligible entity with the least (deadline, seq), curr losing ties (§4.4 steps 5–6).
-  std::optional<TaskId> earliest_eligible_deadline() const;
+  std::optional<EntityId> earliest_eligible_deadline() const;
 
   void set_observer(Observer<Num>* observer) { observer_ = observer; }
 
@@ -95,12 +97,12 @@ class BasicRunqueue {
   friend struct RunqueueTestAccess;  // tests corrupt a state on purpose to test the checks
 
   struct Choice {
-    std::optional<TaskId> id;
+    std::optional<EntityId> id;
     bool by_protection = false;
     bool by_buddy = false;
   };
 
-  Entity& get(TaskId id, const char* op);
+  Entity& get(EntityId id, const char* op);
   Entity* curr_entity();
   const Entity* curr_entity() const;
   Sums<Arith> queue_sums() const;  // the tree's sums plus curr
@@ -128,9 +130,10 @@ class BasicRunqueue {
   void emit(const Op& op, const Migrant<Num>* gone = nullptr);
 
   Params params_;
+  RunqueueId id_ = 0;
   Queue queue_;
-  std::optional<TaskId> curr_;
-  std::optional<TaskId> next_;
+  std::optional<EntityId> curr_;
+  std::optional<EntityId> next_;
   std::optional<Num> prot_;  // §4.5: stash (a deadline) or vprot (a vruntime) of curr
   int64_t now_ = 0;
   int64_t nr_queued_ = 0;  // |Q|

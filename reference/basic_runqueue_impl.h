@@ -18,7 +18,7 @@ bool in_queue(const E& e) {
   return e.status != Status::Sleeping;
 }
 
-inline std::string id_str(TaskId id) { return std::to_string(id); }
+inline std::string id_str(EntityId id) { return std::to_string(id); }
 
 // Time may move forward by at most this much in one step (~11.6 days): keeps every product of
 // the model far inside the range the Linux arithmetic of SPEC.md §7 can hold.
@@ -27,8 +27,8 @@ constexpr int64_t kMaxStepNs = int64_t{1} << 50;
 }  // namespace detail
 
 template <class Q>
-BasicRunqueue<Q>::BasicRunqueue(Params params)
-    : params_(std::move(params)), queue_(params_), v_empty_(Arith::origin()) {
+BasicRunqueue<Q>::BasicRunqueue(Params params, RunqueueId id)
+    : params_(std::move(params)), id_(id), queue_(params_), v_empty_(Arith::origin()) {
   if (!Arith::kExact && params_.preset.clamp == LagClamp::None)
     throw Error("preset '" + params_.preset.name +
                 "' has no lag clamp: Linux arithmetic is defined for the Linux presets only");
@@ -43,7 +43,7 @@ BasicRunqueue<Q> BasicRunqueue<Q>::exact_copy_of(const BasicRunqueue<OtherQueue>
     return Num(static_cast<long>((t - Other::Arith::origin()).value()));
   };
   const auto diff = [](const typename Other::Num& t) { return Num(static_cast<long>(t.value())); };
-  BasicRunqueue rq(other.params_);
+  BasicRunqueue rq(other.params_, other.id_);
   other.queue_.for_each([&](const typename Other::Entity& o) {
     Entity e;
     e.id = o.id;
@@ -79,14 +79,14 @@ BasicRunqueue<Q> BasicRunqueue<Q>::exact_copy_of(const BasicRunqueue<OtherQueue>
 // Lookups and derived quantities (SPEC.md §2)
 
 template <class Q>
-auto BasicRunqueue<Q>::get(TaskId id, const char* op) -> Entity& {
+auto BasicRunqueue<Q>::get(EntityId id, const char* op) -> Entity& {
   Entity* e = queue_.find(id);
   if (!e) throw Error(std::string(op) + ": unknown task " + detail::id_str(id));
   return *e;
 }
 
 template <class Q>
-auto BasicRunqueue<Q>::entity(TaskId id) const -> const Entity& {
+auto BasicRunqueue<Q>::entity(EntityId id) const -> const Entity& {
   const Entity* e = queue_.find(id);
   if (!e) throw Error("unknown task " + detail::id_str(id));
   return *e;
@@ -269,7 +269,7 @@ void BasicRunqueue<Q>::place_entity(Entity& e, bool initial) {
 }
 
 template <class Q>
-void BasicRunqueue<Q>::enqueue_entity(TaskId id) {
+void BasicRunqueue<Q>::enqueue_entity(EntityId id) {
   Entity& e = get(id, "enqueue");
   if (e.status == Status::Queued)
     throw Error("enqueue: task " + detail::id_str(id) + " is already queued");
@@ -295,7 +295,7 @@ auto BasicRunqueue<Q>::saved_lag(const Entity& e, const Num& V) const -> Num {
 }
 
 template <class Q>
-void BasicRunqueue<Q>::dequeue_entity(TaskId id, bool sleep) {
+void BasicRunqueue<Q>::dequeue_entity(EntityId id, bool sleep) {
   Entity& e = get(id, "dequeue");
   if (e.status != Status::Queued)
     throw Error("dequeue: task " + detail::id_str(id) + " is not queued (it is " +
@@ -437,7 +437,7 @@ void BasicRunqueue<Q>::update_protect_slice() {
 // §4.4 pick
 
 template <class Q>
-std::optional<TaskId> BasicRunqueue<Q>::earliest_eligible_deadline() const {
+std::optional<EntityId> BasicRunqueue<Q>::earliest_eligible_deadline() const {
   const Sums<Arith> s = queue_sums();
   const Num v0 = queue_.v0();
   const auto eligible = [&](const Num& v) {
@@ -484,7 +484,7 @@ void BasicRunqueue<Q>::set_next_entity(Entity& e) {
 }
 
 template <class Q>
-std::optional<TaskId> BasicRunqueue<Q>::pick_next_entity() {
+std::optional<EntityId> BasicRunqueue<Q>::pick_next_entity() {
   need_resched_ = false;
   for (;;) {
     const Choice choice = pick_eevdf(true);
@@ -508,7 +508,7 @@ std::optional<TaskId> BasicRunqueue<Q>::pick_next_entity() {
 // §4.6 wakeup preemption
 
 template <class Q>
-bool BasicRunqueue<Q>::wakeup_preempt(TaskId id) {
+bool BasicRunqueue<Q>::wakeup_preempt(EntityId id) {
   Entity& p = get(id, "wakeup_preempt");
   if (p.status != Status::Queued)
     throw Error("wakeup_preempt: task " + detail::id_str(id) + " is not queued");
@@ -556,7 +556,7 @@ bool BasicRunqueue<Q>::wakeup_preempt(TaskId id) {
 // §4.8 reweight
 
 template <class Q>
-void BasicRunqueue<Q>::reweight_entity(TaskId id, int64_t weight) {
+void BasicRunqueue<Q>::reweight_entity(EntityId id, int64_t weight) {
   validate_weight(weight);
   Entity& e = get(id, "reweight");
   const int64_t w = e.weight;
@@ -614,7 +614,7 @@ void BasicRunqueue<Q>::reweight_entity(TaskId id, int64_t weight) {
 // §4.10–§4.12
 
 template <class Q>
-void BasicRunqueue<Q>::set_slice(TaskId id, int64_t slice) {
+void BasicRunqueue<Q>::set_slice(EntityId id, int64_t slice) {
   validate_slice(slice);
   Entity& e = get(id, "set_slice");
   const bool on_tree = e.on_tree;
@@ -636,7 +636,7 @@ void BasicRunqueue<Q>::yield_task() {
 }
 
 template <class Q>
-void BasicRunqueue<Q>::create(TaskId id, int64_t weight, int64_t slice) {
+void BasicRunqueue<Q>::create(EntityId id, int64_t weight, int64_t slice) {
   if (queue_.find(id)) throw Error("create: task " + detail::id_str(id) + " exists already");
   validate_weight(weight);
   validate_slice(slice);
@@ -649,7 +649,7 @@ void BasicRunqueue<Q>::create(TaskId id, int64_t weight, int64_t slice) {
 }
 
 template <class Q>
-void BasicRunqueue<Q>::exit(TaskId id) {
+void BasicRunqueue<Q>::exit(EntityId id) {
   Entity& e = get(id, "exit");
   if (e.status != Status::Sleeping)
     throw Error("exit: task " + detail::id_str(id) + " is still queued; dequeue it first");
@@ -662,22 +662,22 @@ void BasicRunqueue<Q>::exit(TaskId id) {
 // entity, so its next enqueue places it with the saved lag (place_entity, not a new task's).
 
 template <class Q>
-auto BasicRunqueue<Q>::detach(TaskId id) -> std::optional<Migrant<Num>> {
+auto BasicRunqueue<Q>::detach(EntityId id) -> std::optional<Migrant<Num>> {
   const Entity* e = queue_.find(id);
   if (!e || e->status != Status::Sleeping) return std::nullopt;
   Migrant<Num> m{e->id, e->weight, e->slice, e->custom_slice, e->vlag};
   queue_.remove(id);
-  if (observer_) emit(Op{OpKind::Detach, id}, &m);
+  if (observer_) emit(Op{.kind = OpKind::Detach, .se = id, .rq = id_}, &m);
   return m;
 }
 
 template <class Q>
 bool BasicRunqueue<Q>::attach(const Migrant<Num>& m) {
-  if (queue_.find(m.id)) return false;
+  if (queue_.find(m.se)) return false;
   validate_weight(m.weight);
   validate_slice(m.custom_slice ? m.slice : 0);
   Entity e;
-  e.id = m.id;
+  e.id = m.se;
   e.weight = m.weight;
   e.custom_slice = m.custom_slice;
   e.slice = m.custom_slice ? m.slice : params_.base_slice_ns();
@@ -685,7 +685,7 @@ bool BasicRunqueue<Q>::attach(const Migrant<Num>& m) {
   e.is_new = false;
   queue_.add(std::move(e));
   outcome_ = Outcome{};
-  if (observer_) emit(Op{OpKind::Attach, m.id, m.weight, m.custom_slice ? m.slice : 0});
+  if (observer_) emit(Op{OpKind::Attach, m.se, m.weight, m.custom_slice ? m.slice : 0, 0, id_});
   return true;
 }
 
@@ -694,19 +694,22 @@ bool BasicRunqueue<Q>::attach(const Migrant<Num>& m) {
 
 template <class Q>
 Outcome BasicRunqueue<Q>::apply(const Op& op) {
+  if (op.rq != id_)
+    throw Error(to_string(op) + ": an operation of runqueue " + std::to_string(op.rq) +
+                " applied to runqueue " + std::to_string(id_));
   outcome_ = Outcome{};
   switch (op.kind) {
     case OpKind::Create:
-      create(op.id, op.a, op.b);
+      create(op.se, op.a, op.b);
       break;
     case OpKind::Exit:
-      exit(op.id);
+      exit(op.se);
       break;
     case OpKind::Enqueue:
-      enqueue_entity(op.id);
+      enqueue_entity(op.se);
       break;
     case OpKind::Dequeue:
-      dequeue_entity(op.id, op.flags & kDequeueSleep);
+      dequeue_entity(op.se, op.flags & kDequeueSleep);
       break;
     case OpKind::Pick:
       outcome_.picked = pick_next_entity();
@@ -718,20 +721,20 @@ Outcome BasicRunqueue<Q>::apply(const Op& op) {
       entity_tick();
       break;
     case OpKind::Reweight:
-      reweight_entity(op.id, op.a);
+      reweight_entity(op.se, op.a);
       break;
     case OpKind::SetSlice:
-      set_slice(op.id, op.a);
+      set_slice(op.se, op.a);
       break;
     case OpKind::Yield:
       yield_task();
       break;
     case OpKind::WakeupPreempt:
-      outcome_.preempt = wakeup_preempt(op.id);
+      outcome_.preempt = wakeup_preempt(op.se);
       break;
     case OpKind::Detach:
     case OpKind::Attach:
-      throw Error(std::string(op_name(op.kind)) + " " + detail::id_str(op.id) +
+      throw Error(std::string(op_name(op.kind)) + " " + detail::id_str(op.se) +
                   ": a migration carries the entity; use detach() and attach()");
   }
   if (observer_) emit(op);
@@ -740,8 +743,9 @@ Outcome BasicRunqueue<Q>::apply(const Op& op) {
 
 template <class Q>
 void BasicRunqueue<Q>::emit(const Op& op, const Migrant<Num>* gone) {
-  Event<Num> ev;
+  StepReport<Num> ev;
   ev.op = op;
+  ev.rq = id_;
   ev.now = now_;
   ev.picked = outcome_.picked;
   ev.preempt = outcome_.preempt;
@@ -752,17 +756,19 @@ void BasicRunqueue<Q>::emit(const Op& op, const Migrant<Num>* gone) {
   // The entity the event is about: the one named, or the running one for pick/run/tick/yield.
   const bool about_curr = op.kind == OpKind::Pick || op.kind == OpKind::Run ||
                           op.kind == OpKind::Tick || op.kind == OpKind::Yield;
-  const Entity* e = about_curr ? curr_entity() : queue_.find(op.id);
+  const Entity* e = about_curr ? curr_entity() : queue_.find(op.se);
   if (gone) {  // detach: the entity is no longer here; report what it took along
     EntityState<Num> s;
-    s.id = gone->id;
+    s.se = gone->se;
+    s.task = gone->se;
     s.weight = gone->weight;
     s.slice = gone->slice;
     s.vlag = gone->vlag;
     ev.entity = s;
   } else if (e) {
     EntityState<Num> s;
-    s.id = e->id;
+    s.se = e->id;
+    s.task = e->id;  // every entity here is a task's (no group scheduling in the model)
     s.weight = e->weight;
     s.slice = e->slice;
     s.vruntime = e->vruntime;
@@ -773,7 +779,7 @@ void BasicRunqueue<Q>::emit(const Op& op, const Migrant<Num>* gone) {
     s.eligible = detail::in_queue(*e) && entity_eligible(*e);
     ev.entity = s;
   }
-  observer_->on_event(ev);
+  observer_->on_step(ev);
 }
 
 }  // namespace vlag::reference

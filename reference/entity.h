@@ -12,7 +12,7 @@ namespace vlag::reference {
 
 template <class Num>
 struct BasicEntity {
-  TaskId id = 0;
+  EntityId id = 0;
   int64_t weight = 0;         // w_i
   int64_t slice = 0;          // r_i, ns
   bool custom_slice = false;  // c_i
@@ -30,10 +30,10 @@ struct BasicEntity {
 
 /// What the last operation did, for drivers and invariant checks.
 struct Outcome {
-  std::optional<TaskId> picked;  // Pick
-  bool preempt = false;          // WakeupPreempt
-  bool by_protection = false;    // Pick: curr kept by slice protection
-  bool by_buddy = false;         // Pick: next buddy taken
+  std::optional<EntityId> picked;  // Pick
+  bool preempt = false;            // WakeupPreempt
+  bool by_protection = false;      // Pick: curr kept by slice protection
+  bool by_buddy = false;           // Pick: next buddy taken
 };
 
 /// Σ w_i·(v_i − v_0) and Σ w_i over a set of entities (SPEC.md §2, relative to v_0).

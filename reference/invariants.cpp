@@ -18,7 +18,7 @@ class RuleState {
   const Params& params() const { return rq_.params(); }
   const Num& V() const { return V_; }
   int64_t W() const { return W_; }
-  std::optional<TaskId> curr() const { return rq_.curr(); }
+  std::optional<EntityId> curr() const { return rq_.curr(); }
   bool eligible(const Entity& e) const { return rq_.entity_eligible(e); }
   template <class F>
   bool for_each_queued(F&& f) const {
@@ -66,40 +66,40 @@ void check_pick(const Runqueue& before, const Runqueue& after, std::vector<Viola
 // INV-PLACE-LAG: after a wakeup placement the measured lag is the saved lag (TR join: shared).
 void check_place(const Runqueue& before, const Op& op, const Runqueue& after,
                  std::vector<Violation>& out) {
-  const Entity& b = before.entity(op.id);
+  const Entity& b = before.entity(op.se);
   if (b.status != Status::Sleeping) return;
-  const Entity& a = after.entity(op.id);
+  const Entity& a = after.entity(op.se);
   const Num expect =
       rules::expected_place_lag(before.params().preset, b.vlag, before.total_weight(), a.weight);
   const Num got = after.avg_vruntime() - a.vruntime;
   if (!rules::within(got, expect, 0))
     add(out, ids::kInvPlaceLag,
-        "task " + std::to_string(op.id) + " saved vlag " + str(b.vlag) +
+        "task " + std::to_string(op.se) + " saved vlag " + str(b.vlag) +
             ": expected V-v=" + str(expect) + ", got " + str(got));
 }
 
 // INV-REWEIGHT: V unchanged and w·vlag preserved, unless the clamp cut the lag.
 void check_reweight(const Runqueue& before, const Op& op, const Runqueue& after,
                     std::vector<Violation>& out) {
-  const Entity& b = before.entity(op.id);
-  const Entity& a = after.entity(op.id);
+  const Entity& b = before.entity(op.se);
+  const Entity& a = after.entity(op.se);
   const Num Vb = before.avg_vruntime(), Va = after.avg_vruntime();
   const bool queued = b.status != Status::Sleeping;
   Num lag_b = queued ? Num(Vb - b.vruntime) : b.vlag;
   Num lag_a = queued ? Num(Va - a.vruntime) : a.vlag;
   if (queued && rules::clamp_cuts(before.params(), b.slice, b.weight, lag_b)) return;
   const bool promised = vlag::promised(ids::kInvReweight, before.params().preset,
-                                       {.entity_is_curr = before.curr() == op.id});
+                                       {.entity_is_curr = before.curr() == op.se});
   const Num wlag_b = lag_b * static_cast<long>(b.weight),
             wlag_a = lag_a * static_cast<long>(a.weight);
   const rules::ReweightCheck c = rules::check_reweight(queued, Vb, Va, wlag_b, wlag_a, 0, 0);
   if (c.V_moved)
     add(out, ids::kInvReweight,
-        "reweight of " + std::to_string(op.id) + " moved V from " + str(Vb) + " to " + str(Va),
+        "reweight of " + std::to_string(op.se) + " moved V from " + str(Vb) + " to " + str(Va),
         promised);
   if (c.wlag_changed)
     add(out, ids::kInvReweight,
-        "reweight of " + std::to_string(op.id) + ": w*vlag " + str(wlag_b) + " became " +
+        "reweight of " + std::to_string(op.se) + ": w*vlag " + str(wlag_b) + " became " +
             str(wlag_a),
         promised);
 }
@@ -130,9 +130,9 @@ void check_saved_lags(const Runqueue& before, const Runqueue& after, std::vector
 // INV-DELAY: only an ineligible sleeper becomes delayed.
 void check_delay(const Runqueue& before, const Op& op, const Runqueue& after,
                  std::vector<Violation>& out) {
-  const Entity& a = after.entity(op.id);
-  if (rules::delayed_while_eligible(a.status, before.entity_eligible(before.entity(op.id))))
-    add(out, ids::kInvDelay, "eligible task " + std::to_string(op.id) + " was delayed",
+  const Entity& a = after.entity(op.se);
+  if (rules::delayed_while_eligible(a.status, before.entity_eligible(before.entity(op.se))))
+    add(out, ids::kInvDelay, "eligible task " + std::to_string(op.se) + " was delayed",
         promised(ids::kInvDelay, before.params().preset));
 }
 

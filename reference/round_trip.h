@@ -15,9 +15,9 @@ namespace vlag::reference {
 template <class Rq>
 Outcome apply_with_round_trip(Rq& rq, const Op& op) {
   if (op.kind != OpKind::Detach) return rq.apply(op);
-  const auto m = rq.detach(op.id);
+  const auto m = rq.detach(op.se);
   if (!m)
-    throw Error("detach: task " + std::to_string(op.id) +
+    throw Error("detach: task " + std::to_string(op.se) +
                 " is not a sleeping entity of this runqueue");
   rq.attach(*m);
   return {};

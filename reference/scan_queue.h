@@ -21,14 +21,14 @@ class ScanQueue {
 
   explicit ScanQueue(const Params&) {}
 
-  Entity* find(TaskId id) {
+  Entity* find(EntityId id) {
     for (auto& e : entities_)
       if (e.id == id) return &e;
     return nullptr;
   }
-  const Entity* find(TaskId id) const { return const_cast<ScanQueue*>(this)->find(id); }
+  const Entity* find(EntityId id) const { return const_cast<ScanQueue*>(this)->find(id); }
   Entity& add(Entity e) { return entities_.emplace_back(std::move(e)); }
-  void remove(TaskId id) {
+  void remove(EntityId id) {
     std::erase_if(entities_, [&](const Entity& x) { return x.id == id; });
   }
   const std::vector<Entity>& entities() const { return entities_; }

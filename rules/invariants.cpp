@@ -27,8 +27,18 @@ bool deadline_holds(const Exact& rest, const Exact& request, const Exact& slack)
   return slack == 0 ? rest > 0 && rest <= request : rest > -slack && rest < request + slack;
 }
 
-bool pick_exempt(const Preset& p, TaskId picked, std::optional<TaskId> curr_before,
-                 bool curr_protected, std::optional<TaskId> next_before) {
+Exact kernel_avg_vruntime(const Exact& v0, int64_t sum_w, const Exact& sum_wv, int64_t curr_w,
+                          const Exact& curr_wv) {
+  const int64_t load = sum_w + curr_w;
+  if (load == 0) return v0;
+  const Exact avg = (sum_wv + curr_wv) / Exact(static_cast<long>(load));
+  mpz_class floor;
+  mpz_fdiv_q(floor.get_mpz_t(), avg.get_num_mpz_t(), avg.get_den_mpz_t());
+  return v0 + Exact(floor);
+}
+
+bool pick_exempt(const Preset& p, EntityId picked, std::optional<EntityId> curr_before,
+                 bool curr_protected, std::optional<EntityId> next_before) {
   return (curr_before == picked && curr_protected) ||
          (next_before == picked && p.has(Feature::PICK_BUDDY));
 }

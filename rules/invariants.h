@@ -78,6 +78,38 @@ bool some_eligible(const S& s) {
 /// INV-DEADLINE: 0 < rest ≤ ρ; with Linux arithmetic's slack s (§7.3), −s < rest < ρ + s.
 bool deadline_holds(const Exact& rest, const Exact& request, const Exact& slack);
 
+/// INV-KERNEL-SUMS: the sums a Linux runqueue (6.6–6.18) keeps, computed from its entities
+/// relative to its reference point v0: Σ w_i and Σ w_i·(v_i − v0) over its tree, Q \ {curr}
+/// (set_next_entity takes curr out of the tree and the sums), and the term of curr that
+/// avg_vruntime adds to them.
+struct KernelSums {
+  int64_t sum_w = 0;
+  Exact sum_wv = 0;
+  int64_t curr_w = 0;
+  Exact curr_wv = 0;
+};
+template <QueueState S>
+KernelSums kernel_sums(const S& s, const Exact& v0) {
+  KernelSums k;
+  const std::optional<EntityId> curr = s.curr();
+  s.for_each_queued([&](const auto& e) {
+    const Exact wv = (e.vruntime - v0) * static_cast<long>(e.weight);
+    if (curr == e.id) {
+      k.curr_w = e.weight;
+      k.curr_wv = wv;
+    } else {
+      k.sum_w += e.weight;
+      k.sum_wv += wv;
+    }
+    return true;
+  });
+  return k;
+}
+/// avg_vruntime from the kernel's sums: v0 + ⌊(sum_wv + curr_wv) / (sum_w + curr_w)⌋, rounded
+/// toward −∞ as the kernel rounds it; v0 when nothing is queued.
+Exact kernel_avg_vruntime(const Exact& v0, int64_t sum_w, const Exact& sum_wv, int64_t curr_w,
+                          const Exact& curr_wv);
+
 // ---------------------------------------------------------------------------------------------
 // Step invariants
 
@@ -89,8 +121,8 @@ bool idle_with_queue(const S& s) {
 
 /// INV-PICK-EDF's exemptions (§4.4, §4.5): curr kept under protection, or the next buddy taken
 /// under PICK_BUDDY.
-bool pick_exempt(const Preset& p, TaskId picked, std::optional<TaskId> curr_before,
-                 bool curr_protected, std::optional<TaskId> next_before);
+bool pick_exempt(const Preset& p, EntityId picked, std::optional<EntityId> curr_before,
+                 bool curr_protected, std::optional<EntityId> next_before);
 
 /// INV-PICK-EDF: calls f(e) for every eligible e ∈ Q, e ≠ p, whose deadline is earlier than p's,
 /// in the state's order. Each one is a violation unless the pick is exempt.

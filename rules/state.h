@@ -20,7 +20,7 @@ using Exact = mpq_class;
 /// An entity (SPEC.md §2): its fields under the names the reference and the view both use.
 template <class E>
 concept EntityState = requires(const E& e) {
-  { e.id } -> std::convertible_to<TaskId>;
+  { e.id } -> std::convertible_to<EntityId>;
   { e.weight } -> std::convertible_to<int64_t>;
   { e.slice } -> std::convertible_to<int64_t>;
   { e.vruntime } -> std::convertible_to<const Exact&>;
@@ -37,7 +37,7 @@ concept QueueState = EntityState<typename S::Entity> &&
   { s.params() } -> std::same_as<const Params&>;
   { s.V() } -> std::convertible_to<const Exact&>;
   { s.W() } -> std::convertible_to<int64_t>;
-  { s.curr() } -> std::convertible_to<std::optional<TaskId>>;
+  { s.curr() } -> std::convertible_to<std::optional<EntityId>>;
   { s.eligible(e) } -> std::same_as<bool>;
   {
     s.for_each_queued([](const typename S::Entity&) { return true; })

@@ -29,29 +29,30 @@ class CpuRunqueue {
   virtual ~CpuRunqueue() = default;
   virtual void apply(const Op& op) = 0;
   virtual int64_t now() const = 0;
-  virtual std::optional<TaskId> curr() const = 0;
+  virtual std::optional<EntityId> curr() const = 0;
   virtual int64_t nr_queued() const = 0;
   virtual bool need_resched() const = 0;
   /// The decision of the last WakeupPreempt applied.
   virtual bool last_preempt() const = 0;
-  virtual Status status(TaskId id) const = 0;
+  virtual Status status(EntityId id) const = 0;
   /// Virtual-time ns the task still needs to finish its current request (the paper presets'
   /// quantum allocation asks it); throws vlag::Error on a runqueue without requests.
-  virtual int64_t remaining_request(TaskId id) const = 0;
-  virtual std::optional<Migrant<int64_t>> detach(TaskId id) = 0;
+  virtual int64_t remaining_request(EntityId id) const = 0;
+  virtual std::optional<Migrant<int64_t>> detach(EntityId id) = 0;
   virtual bool attach(const Migrant<int64_t>& m) = 0;
   /// Sets a task's latency_nice on a runqueue that keeps one (cfs-latency-nice); throws
   /// vlag::Error on one that does not (EEVDF turns latency_nice into a slice at creation).
-  virtual void set_latency_nice(TaskId id, int latency_nice) = 0;
-  /// Writes every operation from now on to out as a trace (spec/TRACE.md) under header h.
-  virtual void trace_to(std::ostream& out, const trace::Header& h) = 0;
+  virtual void set_latency_nice(EntityId id, int latency_nice) = 0;
+  /// Writes every operation from now on to out as a trace (spec/TRACE.md) under header h, the
+  /// tasks named by `names` on their `new` and `attach` lines.
+  virtual void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) = 0;
   /// Hands every operation from now on to sink as its trace event, numbered as CPU `cpu`.
   virtual void report_to(trace::EventSink& sink, int cpu) = 0;
 };
 
 /// The virtual-time type of a runqueue class: that of the saved lag its migrants carry.
 template <class Rq>
-using RunqueueNum = std::remove_cvref_t<decltype(std::declval<Rq&>().detach(TaskId{})->vlag)>;
+using RunqueueNum = std::remove_cvref_t<decltype(std::declval<Rq&>().detach(EntityId{})->vlag)>;
 
 /// Any runqueue class with apply/now/curr/nr_queued/need_resched/last_outcome().preempt/
 /// entity(id).status/detach/attach/set_observer and a Params constructor. Every operation is
@@ -66,40 +67,40 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
 
   void apply(const Op& op) override { rq_.apply(op); }
   int64_t now() const override { return rq_.now(); }
-  std::optional<TaskId> curr() const override { return rq_.curr(); }
+  std::optional<EntityId> curr() const override { return rq_.curr(); }
   int64_t nr_queued() const override { return rq_.nr_queued(); }
   bool need_resched() const override { return rq_.need_resched(); }
   bool last_preempt() const override { return rq_.last_outcome().preempt; }
-  Status status(TaskId id) const override { return rq_.entity(id).status; }
-  int64_t remaining_request(TaskId id) const override {
+  Status status(EntityId id) const override { return rq_.entity(id).status; }
+  int64_t remaining_request(EntityId id) const override {
     if constexpr (requires { rq_.remaining_request(rq_.entity(id)); })
       return rq_.remaining_request(rq_.entity(id));
     else
       throw Error("this runqueue keeps no requests (task " + std::to_string(id) + ")");
   }
-  std::optional<Migrant<int64_t>> detach(TaskId id) override {
+  std::optional<Migrant<int64_t>> detach(EntityId id) override {
     if constexpr (kMigrates) {
       const auto m = rq_.detach(id);
       if (!m) return std::nullopt;
-      return Migrant<int64_t>{m->id, m->weight, m->slice, m->custom_slice, to_int(m->vlag)};
+      return Migrant<int64_t>{m->se, m->weight, m->slice, m->custom_slice, to_int(m->vlag)};
     } else {
       throw no_migration(id);
     }
   }
   bool attach(const Migrant<int64_t>& m) override {
     if constexpr (kMigrates)
-      return rq_.attach(Migrant<Num>{m.id, m.weight, m.slice, m.custom_slice, Num(m.vlag)});
+      return rq_.attach(Migrant<Num>{m.se, m.weight, m.slice, m.custom_slice, Num(m.vlag)});
     else
-      throw no_migration(m.id);
+      throw no_migration(m.se);
   }
-  void set_latency_nice(TaskId id, int latency_nice) override {
+  void set_latency_nice(EntityId id, int latency_nice) override {
     if constexpr (requires { rq_.set_latency_nice(id, latency_nice); })
       rq_.set_latency_nice(id, latency_nice);
     else
       throw Error("this runqueue keeps no latency_nice (task " + std::to_string(id) + ")");
   }
-  void trace_to(std::ostream& out, const trace::Header& h) override {
-    tracer_ = std::make_unique<trace::TraceObserver<Num>>(out, h);
+  void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) override {
+    tracer_ = std::make_unique<trace::TraceObserver<Num>>(out, h, std::move(names));
     add_observer(tracer_.get());
   }
   void report_to(trace::EventSink& sink, int cpu) override {
@@ -121,12 +122,12 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
 
   struct FanOut final : Observer<Num> {
     std::vector<Observer<Num>*> observers;
-    void on_event(const Event<Num>& e) override {
-      for (Observer<Num>* o : observers) o->on_event(e);
+    void on_step(const StepReport<Num>& e) override {
+      for (Observer<Num>* o : observers) o->on_step(e);
     }
   };
 
-  static Error no_migration(TaskId id) {
+  static Error no_migration(EntityId id) {
     return Error("task " + std::to_string(id) +
                  " cannot migrate: the exact runqueue's lag is a rational with no exact s64 "
                  "form; run the exact runqueue on one CPU");

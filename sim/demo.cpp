@@ -52,7 +52,7 @@ DemoReport run_demo(const Params& params, const std::vector<DemoTask>& tasks, in
   DemoWorkload workload(tasks);
   MachineConfig config;
   config.params = params;
-  config.runqueue = RunqueueKind::Exact;
+  config.arith = Arith::Exact;
   config.balance = false;
   Machine m(config);
   // The machine made the exact kind, so CPU 0 runs reference::Runqueue.

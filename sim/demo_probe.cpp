@@ -6,7 +6,7 @@
 
 namespace vlag::sim {
 
-void ExactProbe::on_event(const Event<reference::Num>& event) {
+void ExactProbe::on_step(const StepReport<reference::Num>& event) {
   if (check_) {
     ++checks_;
     for (const auto& v : reference::promised_only(reference::check_state(rq_)))
@@ -15,7 +15,7 @@ void ExactProbe::on_event(const Event<reference::Num>& event) {
   }
   switch (event.op.kind) {
     case OpKind::Enqueue:
-      of(event.op.id).woke_at = event.now;
+      of(event.op.se).woke_at = event.now;
       return;
     case OpKind::Pick:
       if (event.picked) {

@@ -25,7 +25,7 @@ class ExactProbe final : public Observer<reference::Num> {
   /// rq is the runqueue this probe observes; check_invariants: run check_state after each event.
   ExactProbe(const reference::Runqueue& rq, bool check_invariants)
       : rq_(rq), check_(check_invariants) {}
-  void on_event(const Event<reference::Num>& event) override;
+  void on_step(const StepReport<reference::Num>& event) override;
 
   /// The task's lag extremes so far (zeros for a task never queued at a Run).
   LagExtremes lag(TaskId id) const;

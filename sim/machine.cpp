@@ -22,7 +22,7 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
   if (!config_.trace_dir.empty()) std::filesystem::create_directories(config_.trace_dir);
   for (int c = 0; c < config_.params.ncpus; ++c) {
     auto cpu =
-        std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.runqueue, config_.params));
+        std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.arith, config_.params));
     if (!config_.trace_dir.empty()) {
       const std::string path = config_.trace_dir + "/cpu" + std::to_string(c) + ".jsonl";
       cpu->trace_out = std::make_unique<std::ofstream>(path);
@@ -32,7 +32,7 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
       h.params = config_.params;
       if (is_cfs(config_.policy)) h.params.preset = cfs_preset(policy_name(config_.policy));
       h.cpu = c;
-      cpu->rq->trace_to(*cpu->trace_out, h);
+      cpu->rq->trace_to(*cpu->trace_out, h, [this](TaskId id) { return task(id).attrs.name; });
     }
     cpus_.push_back(std::move(cpu));
   }
@@ -53,12 +53,18 @@ Task& Machine::add_task(const TaskAttrs& attrs, int c) {
   if (attrs.timer_slack_ns < 0) throw Error("task " + attrs.name + ": timer slack must be >= 0");
   t->id = static_cast<int64_t>(tasks_.size() + 1);
   t->cpu = c % ncpus();
-  apply(cpu(t->cpu), {OpKind::Create, t->id, nice_to_weight(attrs.nice),
-                      creation_slice(config_.policy, attrs, config_.params)});
+  tasks_.push_back(std::move(t));  // known before its creation is traced, with its name
+  Task& added = *tasks_.back();
+  try {
+    apply(cpu(added.cpu), {OpKind::Create, added.id, nice_to_weight(attrs.nice),
+                           creation_slice(config_.policy, attrs, config_.params)});
+  } catch (...) {
+    tasks_.pop_back();
+    throw;
+  }
   if (runqueue_takes_latency_nice(config_.policy, attrs))
-    cpu(t->cpu).rq->set_latency_nice(t->id, attrs.latency_nice);
-  tasks_.push_back(std::move(t));
-  return *tasks_.back();
+    cpu(added.cpu).rq->set_latency_nice(added.id, attrs.latency_nice);
+  return added;
 }
 
 void Machine::apply(Cpu& c, const Op& op) {

@@ -39,7 +39,7 @@ struct MachineConfig {
   Params params;  // ncpus is the number of CPUs
   Placement placement = Placement::Prev;
   Policy policy = Policy::Eevdf;
-  RunqueueKind runqueue = RunqueueKind::Linux;  // the EEVDF policies' arithmetic (sim/policy.h)
+  Arith arith = Arith::Linux64;  // the EEVDF policies' runqueue arithmetic (sim/policy.h)
   // Load balancing (a flat machine: no domain hierarchy, no cache-hot or affinity checks, no
   // capacity; imbalance counted in runnable tasks): a CPU about to idle pulls one queued task
   // from the busiest CPU (newidle), and every balance_interval_ticks ticks queued tasks move from

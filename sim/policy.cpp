@@ -32,27 +32,17 @@ std::vector<std::string> policy_names() { return names_of(kPolicies); }
 
 bool is_cfs(Policy p) { return p == Policy::Cfs || p == Policy::CfsLatencyNice; }
 
-RunqueueKind runqueue_kind_by_name(std::string_view name) {
-  if (name == "linux") return RunqueueKind::Linux;
-  if (name == "exact") return RunqueueKind::Exact;
-  throw Error("unknown runqueue kind '" + std::string(name) + "' (linux or exact)");
-}
-
-std::string_view runqueue_kind_name(RunqueueKind k) {
-  return k == RunqueueKind::Exact ? "exact" : "linux";
-}
-
 // The EEVDF variants act in the machine (creation_slice, may_wakeup_preempt) around the same
 // runqueue, exact or Linux; the CFS policies run their own.
-std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, RunqueueKind kind, const Params& params) {
+std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, Arith arith, const Params& params) {
   if (is_cfs(p)) {
-    if (kind == RunqueueKind::Exact)
+    if (arith == Arith::Exact)
       throw Error("policy " + std::string(policy_name(p)) +
-                  " has no exact runqueue: use the linux runqueue kind");
+                  " has no exact runqueue: use Linux arithmetic");
     return std::make_unique<CpuRunqueueAdapter<cfs::Runqueue>>(
         params, cfs::CfsOptions{.latency_nice = p == Policy::CfsLatencyNice});
   }
-  if (kind == RunqueueKind::Exact)
+  if (arith == Arith::Exact)
     return std::make_unique<CpuRunqueueAdapter<reference::Runqueue>>(params);
   return std::make_unique<CpuRunqueueAdapter<optimized::Runqueue>>(params);
 }

@@ -20,6 +20,7 @@
 
 #include "sim/cpu_runqueue.h"
 #include "sim/task.h"
+#include "spec/arith.h"
 #include "spec/features.h"
 
 namespace vlag::sim {
@@ -35,18 +36,12 @@ std::vector<std::string> policy_names();
 /// Whether the policy runs the CFS runqueue (its traces name the policy as their preset).
 bool is_cfs(Policy p);
 
-/// Which arithmetic the EEVDF policies run on each CPU: `linux`, optimized::Runqueue (Linux's
-/// 64-bit integers, Linux presets only); `exact`, reference::Runqueue (the model's rationals,
-/// every preset, paper ones included; it cannot migrate, so it suits one-CPU runs).
-enum class RunqueueKind : uint8_t { Linux, Exact };
-
-/// "linux" or "exact"; throws vlag::Error otherwise.
-RunqueueKind runqueue_kind_by_name(std::string_view name);
-std::string_view runqueue_kind_name(RunqueueKind k);
-
-/// The runqueue one CPU runs under the policy; throws vlag::Error for a CFS policy on the exact
-/// kind (CFS has no exact model).
-std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, RunqueueKind kind, const Params& params);
+/// The runqueue one CPU runs under the policy. The EEVDF policies run it in `arith`:
+/// Linux64, optimized::Runqueue (Linux's 64-bit integers, Linux presets only); Exact,
+/// reference::Runqueue (the model's rationals, every preset, paper ones included; it cannot
+/// migrate, so it suits one-CPU runs). Throws vlag::Error for a CFS policy in exact arithmetic
+/// (CFS has no exact model).
+std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, Arith arith, const Params& params);
 
 /// The custom slice a task is created with (0: the base slice). An explicit slice_ns wins; under
 /// eevdf-latency-nice a non-zero latency_nice gives the SPEC.md §1.2 slice.

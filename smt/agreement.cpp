@@ -11,29 +11,10 @@ namespace {
 
 using namespace detail;
 
-StepKind step_kind(OpKind k) {
-  switch (k) {
-    case OpKind::Enqueue:
-      return StepKind::Enqueue;
-    case OpKind::Dequeue:
-      return StepKind::Dequeue;
-    case OpKind::Pick:
-      return StepKind::Pick;
-    case OpKind::Run:
-      return StepKind::Run;
-    case OpKind::Tick:
-      return StepKind::Tick;
-    case OpKind::Reweight:
-      return StepKind::Reweight;
-    case OpKind::SetSlice:
-      return StepKind::SetSlice;
-    case OpKind::Yield:
-      return StepKind::Yield;
-    case OpKind::WakeupPreempt:
-      return StepKind::WakeupPreempt;
-    default:
-      throw Error(std::string("agreement: the symbolic model has no ") + op_name(k));
-  }
+// The symbolic model's code for an operation; it has no step for Create, Exit, Detach, Attach.
+int step_kind(OpKind k) {
+  if (!is_step(k)) throw Error(std::string("agreement: the symbolic model has no ") + op_name(k));
+  return step_code(k);
 }
 
 int status_code(Status s) {
@@ -113,7 +94,7 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
   for (const Op& op : ops) {
     if (op.kind == OpKind::Create) {
       rq.apply(op);
-      const SymEntity& x = s0.e[static_cast<size_t>(op.id - 1)];
+      const SymEntity& x = s0.e[static_cast<size_t>(op.se - 1)];
       s.add(x.w == num.small(op.a) && x.custom == ctx.bool_val(op.b != 0));
       if (op.b != 0) s.add(x.r == num.lit(op.b));
       continue;
@@ -126,8 +107,8 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
     // 'c' and 's' as chars: a literal prepended to a temporary string trips gcc 12's -Wrestrict
     // false positive at -O3 (GCC bug 105651).
     const Choice ch = model.fresh_choice('c' + std::to_string(states.size()));
-    s.add(ch.kind == static_cast<int>(step_kind(op.kind)));
-    s.add(ch.target == static_cast<int>(op.id > 0 ? op.id : 1));
+    s.add(ch.kind == step_kind(op.kind));
+    s.add(ch.target == static_cast<int>(op.se > 0 ? op.se : 1));
     s.add(ch.delta == num.lit(op.kind == OpKind::Run ? op.a : 0));
     s.add(ch.weight == num.small(op.kind == OpKind::Reweight ? op.a : o.weights.front()));
     s.add(ch.slice == num.lit(op.kind == OpKind::SetSlice ? op.a : o.slices.front()));

@@ -12,15 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "spec/arith.h"
 #include "spec/features.h"
 #include "spec/ops.h"
 #include "spec/properties.h"
 
 namespace vlag::smt {
-
-/// The arithmetic the symbolic model computes in: SPEC.md's exact mathematics, or Linux's
-/// 64-bit integers (SPEC.md §7: fixed-point calc_delta_fair, floored V, truncating divisions).
-enum class Arith : uint8_t { Exact, Linux64 };
 
 /// A deliberate break of one operation, to show that a proof depends on it (never the default).
 enum class Mutation : uint8_t {
@@ -35,7 +32,7 @@ struct Options {
   int tasks = 2;
   int depth = 4;
   std::string invariant = ids::kInvLagSum;
-  Arith arith = Arith::Exact;
+  Arith arith = Arith::Exact;                   // the arithmetic the symbolic model computes in
   std::vector<int64_t> weights = {1024, 3121};  // values a weight may take (creation, reweight)
   std::vector<int64_t> slices = {0};            // 0: the base slice; others: custom slices
   int64_t max_delta_ns = 0;                     // run δ ≤ this; 0: one tick
@@ -65,13 +62,13 @@ struct Counterexample {
 /// A state of the symbolic model as a model gives it, in exact text ("p/q" or an integer), ns
 /// for lags and requests: what a strengthening lemma has to rule out.
 struct EntityValues {
-  TaskId id = 0;
+  EntityId id = 0;
   std::string status;  // "sleeping", "queued", "delayed"
   int64_t weight = 0;
   std::string slice, v, d, lag, rest;  // lag = w·(V − v)/N, rest = w·(d − v)/N
 };
 struct StateValues {
-  TaskId curr = 0;  // 0: none
+  EntityId curr = 0;  // 0: none
   std::string V;
   std::vector<EntityValues> entities;
 };

@@ -93,6 +93,16 @@ inline constexpr PresetRow kPresets[] = {
      &paper_3},
 };
 inline constexpr std::string_view kDefaultPreset = kPresets[0].name;
+/// The preset a real kernel's capture is read under (kernel/: its tick, base slice and the
+/// imported trace's features): the newest Linux of the table, whatever the default is.
+inline constexpr std::string_view kNewestLinuxPreset = "linux-6.18";
+static_assert(
+    [] {
+      for (const PresetRow& row : kPresets)
+        if (row.name == kNewestLinuxPreset) return true;
+      return false;
+    }(),
+    "kNewestLinuxPreset names a row of kPresets");
 
 enum class PresetFamily : uint8_t { Any, Linux, Paper };
 

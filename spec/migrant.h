@@ -11,7 +11,7 @@ namespace vlag {
 
 template <class Num>
 struct Migrant {
-  TaskId id = 0;
+  EntityId se = 0;
   int64_t weight = 0;
   int64_t slice = 0;          // the request size r_i, ns
   bool custom_slice = false;  // c_i

@@ -48,7 +48,7 @@ void append(std::string& s, const char* label, int64_t value) {
 
 std::string to_string(const Op& op) {
   std::string s = op_name(op.kind);
-  const auto id = [&] { append(s, " ", op.id); };
+  const auto id = [&] { append(s, " ", op.se); };
   switch (op.kind) {
     case OpKind::Create:
       id();

@@ -11,6 +11,8 @@ std::string_view kind_name(PropertyKind kind) {
       return "state invariant";
     case StepInvariant:
       return "step invariant";
+    case KernelStateInvariant:
+      return "kernel-state invariant";
     case Theorem:
       return "theorem";
     case Figure:

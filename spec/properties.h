@@ -29,6 +29,7 @@ inline constexpr char kInvPickEdf[] = "INV-PICK-EDF";
 inline constexpr char kInvLagClamp[] = "INV-LAG-CLAMP";
 inline constexpr char kInvDelay[] = "INV-DELAY";
 inline constexpr char kInvStep[] = "INV-STEP";
+inline constexpr char kInvKernelSums[] = "INV-KERNEL-SUMS";
 inline constexpr char kThmLagBound[] = "THM-LAG-BOUND";
 inline constexpr char kThmLagBoundLinux[] = "THM-LAG-BOUND-LINUX";
 inline constexpr char kThmPairFair[] = "THM-PAIR-FAIR";
@@ -50,13 +51,14 @@ inline constexpr char kCfsLatencyPick[] = "CFS-LATENCY-PICK";
 }  // namespace ids
 
 enum class PropertyKind : uint8_t {
-  StateInvariant,    // of one state
-  StepInvariant,     // of a state and the operation that led to it
-  Theorem,           // of a run (steady systems, decision points)
-  Figure,            // a measurement, never a verdict
-  SnapshotCheck,     // of one kernel sched debug snapshot (§6.1)
-  KernelTraceCheck,  // of a real kernel's sched trace (§6.2)
-  CfsCheck,          // of a trace of the CFS policies (§8.5)
+  StateInvariant,        // of one state
+  StepInvariant,         // of a state and the operation that led to it
+  KernelStateInvariant,  // of the real kernel's own bookkeeping of a state, where a trace shows it
+  Theorem,               // of a run (steady systems, decision points)
+  Figure,                // a measurement, never a verdict
+  SnapshotCheck,         // of one kernel sched debug snapshot (§6.1)
+  KernelTraceCheck,      // of a real kernel's sched trace (§6.2)
+  CfsCheck,              // of a trace of the CFS policies (§8.5)
 };
 std::string_view kind_name(PropertyKind kind);
 
@@ -183,6 +185,12 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kInvS64Margin, .promise = registry::everywhere,
      .note = "while the queued vruntimes lie within 2^63/(2^18 W) of each other",
      .judged = registry::kOnTraces, .fixture = "inv-s64-margin.jsonl"},
+    // SPEC.md §6: the real kernel's bookkeeping (no preset: the kernel's own promise).
+    {.id = ids::kInvKernelSums, .kind = PropertyKind::KernelStateInvariant,
+     .note = "wherever a trace reports the kernel's sums (v0, sum_w, sum_wv: Linux 6.6-6.18, the "
+             "6.19 names on 6.18.y); judged when all of the runqueue's queued entities are known",
+     .judged = {.checker = CheckerRole::Verdict, .linux64 = true, .windowed = true},
+     .fixture = "inv-kernel-sums.jsonl"},
     // SPEC.md §6: step invariants.
     {.id = ids::kInvPlaceLag, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
      .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-place-lag.jsonl"},

@@ -6,24 +6,78 @@
 namespace vlag::trace {
 namespace {
 
-constexpr std::array<std::pair<EventKind, std::string_view>, 16> kEventNames = {{
-    {EventKind::New, "new"},
-    {EventKind::Exit, "exit"},
-    {EventKind::Wakeup, "wakeup"},
-    {EventKind::Sleep, "sleep"},
-    {EventKind::Dequeue, "dequeue"},
-    {EventKind::Pick, "pick"},
-    {EventKind::Run, "run"},
-    {EventKind::Tick, "tick"},
-    {EventKind::Reweight, "reweight"},
-    {EventKind::Slice, "slice"},
-    {EventKind::Yield, "yield"},
-    {EventKind::Preempt, "preempt"},
-    {EventKind::Migrate, "migrate"},
-    {EventKind::Entity, "entity"},
-    {EventKind::Detach, "detach"},
-    {EventKind::Attach, "attach"},
-}};
+// An operation's arguments as event fields.
+enum class Field : uint8_t { None, Weight, Slice, Delta };
+
+// The line vocabulary: each event's name and the operation of SPEC.md §4 it stands for (none for
+// the lines that are not operations of one runqueue), with the flags and the fields its
+// arguments a and b are written in. In EventKind's order.
+struct EventRow {
+  EventKind kind;
+  std::string_view name;
+  std::optional<OpKind> op;
+  uint32_t flags = 0;
+  Field a = Field::None, b = Field::None;
+};
+
+constexpr EventRow kEvents[] = {
+    {EventKind::New, "new", OpKind::Create, 0, Field::Weight, Field::Slice},
+    {EventKind::Exit, "exit", OpKind::Exit},
+    {EventKind::Wakeup, "wakeup", OpKind::Enqueue},
+    {EventKind::Sleep, "sleep", OpKind::Dequeue, kDequeueSleep},
+    {EventKind::Dequeue, "dequeue", OpKind::Dequeue},
+    {EventKind::Pick, "pick", OpKind::Pick},
+    {EventKind::Run, "run", OpKind::Run, 0, Field::Delta},
+    {EventKind::Tick, "tick", OpKind::Tick},
+    {EventKind::Reweight, "reweight", OpKind::Reweight, 0, Field::Weight},
+    {EventKind::Slice, "slice", OpKind::SetSlice, 0, Field::Slice},
+    {EventKind::Yield, "yield", OpKind::Yield},
+    {EventKind::Preempt, "preempt", OpKind::WakeupPreempt},
+    {EventKind::Migrate, "migrate", std::nullopt},
+    {EventKind::Detach, "detach", OpKind::Detach},
+    {EventKind::Attach, "attach", OpKind::Attach, 0, Field::Weight, Field::Slice},
+    {EventKind::Entity, "entity", std::nullopt},
+    {EventKind::Runqueue, "runqueue", std::nullopt},
+};
+
+constexpr bool in_kind_order() {
+  for (size_t i = 0; i < std::size(kEvents); ++i)
+    if (static_cast<size_t>(kEvents[i].kind) != i) return false;
+  return true;
+}
+static_assert(in_kind_order(), "kEvents is indexed by EventKind");
+
+const EventRow& row(EventKind kind) { return kEvents[static_cast<size_t>(kind)]; }
+
+int64_t read_field(const Event& e, Field f) {
+  switch (f) {
+    case Field::Weight:
+      return e.weight;
+    case Field::Slice:
+      return e.slice;
+    case Field::Delta:
+      return e.delta;
+    case Field::None:
+      break;
+  }
+  return 0;
+}
+
+void write_field(Event& e, Field f, int64_t x) {
+  switch (f) {
+    case Field::Weight:
+      e.weight = x;
+      return;
+    case Field::Slice:
+      e.slice = x;
+      return;
+    case Field::Delta:
+      e.delta = x;
+      return;
+    case Field::None:
+      return;
+  }
+}
 
 constexpr std::array<std::pair<Status, std::string_view>, 3> kStatusNames = {{
     {Status::Sleeping, "sleeping"},
@@ -56,55 +110,40 @@ std::optional<Key> key_in(const std::array<std::pair<Key, std::string_view>, N>&
 
 }  // namespace
 
-std::string_view event_name(EventKind kind) { return name_in(kEventNames, kind); }
-std::optional<EventKind> event_kind(std::string_view name) { return key_in(kEventNames, name); }
-std::string_view arith_name(Arith a) { return a == Arith::Linux64 ? "linux64" : "exact"; }
+std::string_view event_name(EventKind kind) { return row(kind).name; }
 
-std::optional<Arith> arith_by_name(std::string_view name) {
-  if (name == "exact") return Arith::Exact;
-  if (name == "linux64") return Arith::Linux64;
+std::optional<EventKind> event_kind(std::string_view name) {
+  for (const EventRow& r : kEvents)
+    if (r.name == name) return r.kind;
   return std::nullopt;
 }
-
 std::string_view status_name(Status s) { return name_in(kStatusNames, s); }
 std::optional<Status> status_by_name(std::string_view name) { return key_in(kStatusNames, name); }
 
 std::optional<Op> to_op(const Event& e) {
-  const TaskId id = e.task.value_or(0);
-  switch (e.kind) {
-    case EventKind::New:
-      return Op{OpKind::Create, id, e.weight, e.slice};
-    case EventKind::Exit:
-      return Op{OpKind::Exit, id};
-    case EventKind::Wakeup:
-      return Op{OpKind::Enqueue, id};
-    case EventKind::Sleep:
-      return Op{OpKind::Dequeue, id, 0, 0, kDequeueSleep};
-    case EventKind::Dequeue:
-      return Op{OpKind::Dequeue, id};
-    case EventKind::Pick:
-      return Op{OpKind::Pick};
-    case EventKind::Run:
-      return Op{OpKind::Run, 0, e.delta};
-    case EventKind::Tick:
-      return Op{OpKind::Tick};
-    case EventKind::Reweight:
-      return Op{OpKind::Reweight, id, e.weight};
-    case EventKind::Slice:
-      return Op{OpKind::SetSlice, id, e.slice};
-    case EventKind::Yield:
-      return Op{OpKind::Yield};
-    case EventKind::Preempt:
-      return Op{OpKind::WakeupPreempt, id};
-    case EventKind::Detach:
-      return Op{OpKind::Detach, id};
-    case EventKind::Attach:
-      return Op{OpKind::Attach, id, e.weight, e.slice};
-    case EventKind::Migrate:
-    case EventKind::Entity:
-      return std::nullopt;
-  }
-  return std::nullopt;
+  const EventRow& r = row(e.kind);
+  if (!r.op) return std::nullopt;
+  const bool names_entity = *r.op != OpKind::Pick && *r.op != OpKind::Run &&
+                            *r.op != OpKind::Tick && *r.op != OpKind::Yield;
+  return Op{*r.op,
+            names_entity ? e.entity().value_or(0) : 0,
+            read_field(e, r.a),
+            read_field(e, r.b),
+            r.flags,
+            e.rq};
+}
+
+// The rows with flags (sleep) stand before their operation's plain row.
+EventKind event_kind_of(const Op& op) {
+  for (const EventRow& r : kEvents)
+    if (r.op == op.kind && (r.flags == 0 || (op.flags & r.flags) != 0)) return r.kind;
+  return EventKind::Tick;  // unreachable: every OpKind has a row
+}
+
+void set_op_arguments(Event& e, const Op& op) {
+  const EventRow& r = row(e.kind);
+  write_field(e, r.a, op.a);
+  write_field(e, r.b, op.b);
 }
 
 std::string exact_text(const Exact& x) { return x.get_str(); }

@@ -1,6 +1,8 @@
-// The trace format of spec/TRACE.md as data: one header, then one TraceEvent per line. Numbers of
-// virtual time are exact rationals (the reference's vruntimes are rational; integer producers
-// give integers), everything in real time is an integer number of nanoseconds.
+// The trace format of spec/TRACE.md (version 2) as data: one header, then one Event per line, each
+// on a runqueue (rq) and about an entity (se, a task's by default). Numbers of virtual time are
+// exact rationals (the reference's vruntimes are rational; integer producers give integers),
+// everything in real time is an integer number of nanoseconds. EventKind is the line vocabulary;
+// its operations are OpKind's (spec/ops.h), mapped in one table (trace/event.cpp).
 #pragma once
 
 #include <gmpxx.h>
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/arith.h"
 #include "spec/features.h"
 #include "spec/observer.h"
 #include "spec/ops.h"
@@ -20,16 +23,11 @@ namespace vlag::trace {
 using Exact = mpq_class;
 
 inline constexpr std::string_view kFormatName = "vlag-trace";
-inline constexpr int kFormatVersion = 1;
-
-/// The arithmetic the producer computed virtual times in (header "arith"): the exact rationals of
-/// the reference, or Linux's 64-bit integers (SPEC.md §7), written as their s64 readings.
-enum class Arith : uint8_t { Exact, Linux64 };
-
-std::string_view arith_name(Arith a);
-std::optional<Arith> arith_by_name(std::string_view name);
+/// The version the writer writes; the reader takes 1 and 2 (spec/TRACE.md §8).
+inline constexpr int kFormatVersion = 2;
 
 struct Header {
+  int version = kFormatVersion;  // the version read (the writer writes kFormatVersion)
   std::string producer;
   Params params = make_params(preset_by_name(kDefaultPreset));
   /// The trace starts mid-run: it opens with `entity` lines giving the state at its start
@@ -38,27 +36,30 @@ struct Header {
   /// One CPU's stream of a multi-CPU run (`cpus` > 1): the events of CPU `cpu`'s runqueue only.
   /// The machine's CPU count still sets the base slice (SPEC.md §1), so it stays in `cpus`.
   std::optional<int> cpu;
-  /// Traces without the field are exact: the reference's arithmetic, and every older trace's.
+  /// The arithmetic the producer computed virtual times in (spec/arith.h), Linux's written as
+  /// their s64 readings. Traces without the field are exact: the reference's, and every older
+  /// trace's.
   Arith arith = Arith::Exact;
 };
 
 enum class EventKind : uint8_t {
-  New,       // task created: weight, slice
-  Exit,      // task gone
-  Wakeup,    // enqueue after sleep (or first enqueue of a new task)
-  Sleep,     // dequeue because the task blocks (may become delayed)
+  New,       // an entity created: weight, slice; a task's (task, name) or a group's (se, group)
+  Exit,      // entity gone
+  Wakeup,    // enqueue after sleep (or first enqueue of a new entity)
+  Sleep,     // dequeue because the entity blocks (may become delayed)
   Dequeue,   // dequeue without sleeping: migration or attribute change
-  Pick,      // pick_next_entity: task, or none (idle)
-  Run,       // the running task ran for delta ns
+  Pick,      // pick_next_entity: the entity, or none (idle)
+  Run,       // the running entity ran for delta ns
   Tick,      // timer tick
   Reweight,  // nice change: weight
   Slice,     // sched_runtime change: slice (0: base slice)
-  Yield,     // sched_yield of the running task
-  Preempt,   // wakeup-preemption decision for task: preempt
+  Yield,     // sched_yield of the running entity
+  Preempt,   // wakeup-preemption decision for the entity: preempt
   Migrate,   // task moved from cpu to `to`
-  Detach,    // §4.13: task left this runqueue for another CPU's, taking its saved lag (vlag)
-  Attach,    // §4.13: task joined from another CPU's runqueue: weight, slice, its saved lag
+  Detach,    // §4.13: entity left this runqueue for another CPU's, taking its saved lag (vlag)
+  Attach,    // §4.13: entity joined from another CPU's runqueue: weight, slice, its saved lag
   Entity,    // the full state of one entity at the start of a window
+  Runqueue,  // v2: a runqueue declared: its cpu, task group, and owning group entity (se, parent)
 };
 
 std::string_view event_name(EventKind kind);
@@ -75,35 +76,62 @@ struct EntityFields {
   std::optional<Status> status;   // "status"
   std::optional<bool> running;    // "running"
   std::optional<Exact> request;   // "req": ρ, the size of the current request in ns (SPEC.md §2)
+  std::optional<Exact> vprot;     // v2 "vprot": the kernel's protection end, where it is known
 
   bool empty() const {
     return !weight && !slice && !vruntime && !deadline && !vlag && !eligible && !status &&
-           !running && !request;
+           !running && !request && !vprot;
   }
+};
+
+/// v2: the real kernel's own bookkeeping of the runqueue after the event (SPEC.md §6,
+/// INV-KERNEL-SUMS): the reference point of its sums and the sums over the entities in its tree
+/// (curr is outside the tree).
+struct KernelSums {
+  std::optional<Exact> v0;       // "v0": zero_vruntime (min_vruntime before 6.19)
+  std::optional<int64_t> sum_w;  // "sum_w": Σ w_i over the tree
+  std::optional<Exact> sum_wv;   // "sum_wv": Σ w_i·(v_i − v0) over the tree
+
+  bool empty() const { return !v0 && !sum_w && !sum_wv; }
 };
 
 struct Event {
   EventKind kind = EventKind::Tick;
   int64_t t = 0;               // ns, after the event
   int cpu = 0;                 // "cpu"
+  RunqueueId rq = 0;           // v2 "rq": the runqueue the event happened on
   std::optional<TaskId> task;  // the task the event is about; Pick: the picked task (none: idle)
-  int64_t delta = 0;           // Run
-  int64_t weight = 0;          // New, Attach, Reweight; New: 0 when unknown ("weight":null)
-  int64_t slice = 0;           // New, Attach, Slice
-  bool preempt = false;        // Preempt
-  int to_cpu = 0;              // Migrate
-  EntityFields state;          // the named (or running) entity after the event
-  std::optional<Exact> V;      // runqueue state after the event
+  /// v2 "se": the entity, where it is not the task's own id (a group entity, or a task entity
+  /// with an id of its own); Runqueue: the group entity that owns the runqueue.
+  std::optional<EntityId> se;
+  int64_t delta = 0;     // Run
+  int64_t weight = 0;    // New, Attach, Reweight; New: 0 when unknown ("weight":null)
+  int64_t slice = 0;     // New, Attach, Slice
+  bool preempt = false;  // Preempt
+  int to_cpu = 0;        // Migrate
+  std::string name;      // v2 "name": New, Attach: the task's name (comm); empty: none
+  std::string group;     // v2 "group": New: a group entity's task group; Runqueue: its own
+  std::optional<RunqueueId> parent;  // v2 "parent": Runqueue: the runqueue `se` is queued on
+  EntityFields state;                // the named (or running) entity after the event
+  std::optional<Exact> V;            // runqueue state after the event
   std::optional<int64_t> W;
   std::optional<int64_t> nr_queued;
+  KernelSums kernel;
+
+  /// The entity the event names: `se`, else the task's own entity.
+  std::optional<EntityId> entity() const { return se ? se : task; }
 };
 
 std::string_view status_name(Status s);
 std::optional<Status> status_by_name(std::string_view name);
 
-/// The spec operation an event stands for (SPEC.md §4); nullopt for Migrate and Entity, which
-/// are not operations of one runqueue.
+/// The spec operation an event stands for (SPEC.md §4), on the event's runqueue; nullopt for
+/// Migrate, Entity and Runqueue, which are not operations of one runqueue.
 std::optional<Op> to_op(const Event& e);
+/// The event kind of an operation (a dequeue with kDequeueSleep is a Sleep).
+EventKind event_kind_of(const Op& op);
+/// The event fields an operation's arguments go to (to_op's inverse): weight, slice, delta.
+void set_op_arguments(Event& e, const Op& op);
 
 /// Exact numbers as text: "12", "-7", "15/4" (lowest terms, positive denominator).
 std::string exact_text(const Exact& x);

@@ -6,6 +6,8 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <type_traits>
 
 #include "spec/linux_time.h"
@@ -21,68 +23,31 @@ inline Exact to_exact(int64_t x) { return Exact(mpz_class(std::to_string(x))); }
 /// differences of written times equal Linux's wrapped differences.
 inline Exact to_exact(LinuxTime x) { return to_exact(x.value()); }
 
-/// The trace event for one runqueue event, with every state field the runqueue reported.
+/// The names of the tasks a producer knows (comm), for the `name` of their `new` and `attach`
+/// lines; empty: no name.
+using TaskNames = std::function<std::string(TaskId)>;
+
+/// The trace event for one step of a runqueue, with every state field the runqueue reported.
 template <class Num>
-Event trace_event(const vlag::Event<Num>& ev) {
+Event trace_event(const vlag::StepReport<Num>& ev, const TaskNames& names = {}) {
   Event e;
   e.t = ev.now;
+  e.rq = ev.rq;
   const Op& op = ev.op;
-  if (op.kind != OpKind::Pick && op.kind != OpKind::Run && op.kind != OpKind::Tick &&
-      op.kind != OpKind::Yield)
-    e.task = op.id;
-  switch (op.kind) {
-    case OpKind::Create:
-      e.kind = EventKind::New;
-      e.weight = op.a;
-      e.slice = op.b;
-      break;
-    case OpKind::Exit:
-      e.kind = EventKind::Exit;
-      break;
-    case OpKind::Enqueue:
-      e.kind = EventKind::Wakeup;
-      break;
-    case OpKind::Dequeue:
-      e.kind = (op.flags & kDequeueSleep) ? EventKind::Sleep : EventKind::Dequeue;
-      break;
-    case OpKind::Pick:
-      e.kind = EventKind::Pick;
-      e.task = ev.picked;
-      break;
-    case OpKind::Run:
-      e.kind = EventKind::Run;
-      e.delta = op.a;
-      break;
-    case OpKind::Tick:
-      e.kind = EventKind::Tick;
-      break;
-    case OpKind::Reweight:
-      e.kind = EventKind::Reweight;
-      e.weight = op.a;
-      break;
-    case OpKind::SetSlice:
-      e.kind = EventKind::Slice;
-      e.slice = op.a;
-      break;
-    case OpKind::Yield:
-      e.kind = EventKind::Yield;
-      break;
-    case OpKind::WakeupPreempt:
-      e.kind = EventKind::Preempt;
-      e.preempt = ev.preempt;
-      break;
-    case OpKind::Detach:
-      e.kind = EventKind::Detach;
-      break;
-    case OpKind::Attach:
-      e.kind = EventKind::Attach;
-      e.weight = op.a;
-      e.slice = op.b;
-      break;
-  }
+  e.kind = event_kind_of(op);
+  set_op_arguments(e, op);
+  const bool about_curr = op.kind == OpKind::Pick || op.kind == OpKind::Run ||
+                          op.kind == OpKind::Tick || op.kind == OpKind::Yield;
+  // The entity: the one named, the picked one, or (run, tick, yield) the running one.
+  std::optional<EntityId> se = op.kind == OpKind::Pick ? ev.picked
+                               : about_curr            ? std::nullopt
+                                                       : std::optional<EntityId>(op.se);
+  if (op.kind == OpKind::WakeupPreempt) e.preempt = ev.preempt;
+  std::optional<TaskId> task = se;  // a task's entity unless the runqueue says otherwise
   if (ev.entity) {
     const EntityState<Num>& s = *ev.entity;
-    if (!e.task) e.task = s.id;  // run/tick/yield: the running task
+    if (!se) se = s.se;
+    if (s.se == *se) task = s.task;
     e.state.weight = s.weight;
     e.state.slice = s.slice;
     e.state.vruntime = to_exact(s.vruntime);
@@ -92,6 +57,10 @@ Event trace_event(const vlag::Event<Num>& ev) {
     e.state.status = s.status;
     e.state.running = s.running;
   }
+  e.task = task;
+  if (se && se != task) e.se = se;
+  if (task && names && (e.kind == EventKind::New || e.kind == EventKind::Attach))
+    e.name = names(*task);
   e.V = to_exact(ev.V);
   e.W = ev.W;
   e.nr_queued = ev.nr_queued;
@@ -111,9 +80,10 @@ class EventSink {
 template <class Num>
 class SinkObserver final : public Observer<Num> {
  public:
-  SinkObserver(EventSink& sink, int cpu) : sink_(sink), cpu_(cpu) {}
-  void on_event(const vlag::Event<Num>& ev) override {
-    Event e = trace_event(ev);
+  SinkObserver(EventSink& sink, int cpu, TaskNames names = {})
+      : sink_(sink), cpu_(cpu), names_(std::move(names)) {}
+  void on_step(const vlag::StepReport<Num>& ev) override {
+    Event e = trace_event(ev, names_);
     e.cpu = cpu_;
     sink_.on_event(e);
   }
@@ -121,20 +91,24 @@ class SinkObserver final : public Observer<Num> {
  private:
   EventSink& sink_;
   int cpu_;
+  TaskNames names_;
 };
 
 template <class Num>
 class TraceObserver : public Observer<Num> {
  public:
   /// The header's "arith" is the observer's own: Linux integers when Num is LinuxTime.
-  TraceObserver(std::ostream& out, Header header) : writer_(out) {
+  /// `names`: the tasks' names for their `new` and `attach` lines (none: no names written).
+  TraceObserver(std::ostream& out, Header header, TaskNames names = {})
+      : writer_(out), names_(std::move(names)) {
     header.arith = std::is_same_v<Num, LinuxTime> ? Arith::Linux64 : Arith::Exact;
     writer_.header(header);
   }
-  void on_event(const vlag::Event<Num>& ev) override { writer_.event(trace_event(ev)); }
+  void on_step(const vlag::StepReport<Num>& ev) override { writer_.event(trace_event(ev, names_)); }
 
  private:
   Writer writer_;
+  TaskNames names_;
 };
 
 }  // namespace vlag::trace

@@ -10,36 +10,37 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// Which fields each event needs (spec/TRACE.md §3).
+// Which fields each event needs (spec/TRACE.md §3). `entity`: a task, or (v2) an entity `se`.
 struct Needs {
-  bool task = false, delta = false, weight = false, slice = false, preempt = false, to = false;
+  bool entity = false, delta = false, weight = false, slice = false, preempt = false, to = false;
 };
 
 Needs needs(EventKind k) {
   switch (k) {
     case EventKind::New:
     case EventKind::Attach:
-      return {.task = true, .weight = true, .slice = true};
+      return {.entity = true, .weight = true, .slice = true};
     case EventKind::Exit:
     case EventKind::Wakeup:
     case EventKind::Sleep:
     case EventKind::Dequeue:
     case EventKind::Detach:
     case EventKind::Entity:
-      return {.task = true};
+      return {.entity = true};
     case EventKind::Run:
       return {.delta = true};
     case EventKind::Reweight:
-      return {.task = true, .weight = true};
+      return {.entity = true, .weight = true};
     case EventKind::Slice:
-      return {.task = true, .slice = true};
+      return {.entity = true, .slice = true};
     case EventKind::Preempt:
-      return {.task = true, .preempt = true};
+      return {.entity = true, .preempt = true};
     case EventKind::Migrate:
-      return {.task = true, .to = true};
+      return {.entity = true, .to = true};
     case EventKind::Pick:
     case EventKind::Tick:
     case EventKind::Yield:
+    case EventKind::Runqueue:
       return {};
   }
   return {};
@@ -144,6 +145,50 @@ void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
   }
 }
 
+// The fields version 2 adds (spec/TRACE.md §3, §4, §8).
+void read_v2_field(Event& e, const std::string& k, FieldReader& fr) {
+  if (k == "rq") {
+    e.rq = fr.integer();
+  } else if (k == "se") {
+    e.se = fr.integer();
+  } else if (k == "name") {
+    e.name = fr.string();
+  } else if (k == "group") {
+    e.group = fr.string();
+    if (e.group.empty()) fr.bad(Fault::Malformed, "empty (the root task group is \"/\")");
+  } else if (k == "parent") {
+    e.parent = fr.integer();
+  } else if (k == "vprot") {
+    e.state.vprot = fr.exact();
+  } else if (k == "v0") {
+    e.kernel.v0 = fr.exact();
+  } else if (k == "sum_w") {
+    e.kernel.sum_w = fr.integer(0);
+  } else if (k == "sum_wv") {
+    e.kernel.sum_wv = fr.exact();
+  }
+}
+
+// What a v2 line's fields must say together.
+void check_v2_fields(const Reader& r, const Event& e) {
+  if (e.kind == EventKind::Runqueue) {
+    if (e.se.has_value() != e.parent.has_value())
+      fail_at(r, Fault::Malformed, e.se ? "parent" : "se",
+              "missing: a group's runqueue names its group entity (se) and the runqueue that "
+              "entity is queued on (parent), a CPU's root runqueue neither");
+    if (e.parent == e.rq) fail_at(r, Fault::Malformed, "parent", "the runqueue's own id");
+    return;
+  }
+  if (!e.group.empty() && (e.kind != EventKind::New || e.task))
+    fail_at(r, Fault::Malformed, "group",
+            "only a group entity's \"new\" (an \"se\" without a \"task\") names a group");
+  if (e.kind == EventKind::New && !e.task && e.group.empty())
+    fail_at(r, Fault::Malformed, "group",
+            "missing: a \"new\" without a task declares a group entity, of its task group");
+  if (e.kernel.sum_wv && !e.kernel.v0)
+    fail_at(r, Fault::Malformed, "v0", "missing: sum_wv is relative to it");
+}
+
 }  // namespace
 
 const char* fault_name(Fault f) {
@@ -208,8 +253,10 @@ void Reader::parse_header() {
       format_ok = true;
     } else if (k == "version") {
       const int64_t ver = fr.integer();
-      if (ver != kFormatVersion)
-        fail(Fault::Malformed, k, "unsupported version " + std::to_string(ver) + " (this is 1)");
+      if (ver < 1 || ver > kFormatVersion)
+        fail(Fault::Malformed, k,
+             "unsupported version " + std::to_string(ver) + " (this reader takes 1 and 2)");
+      header_.version = static_cast<int>(ver);
       version_ok = true;
     } else if (k == "clock") {
       if (fr.string() != "ns") fail(Fault::Malformed, k, "the clock unit must be \"ns\"");
@@ -243,7 +290,7 @@ void Reader::parse_header() {
     } else if (k == "cpu") {
       cpu = static_cast<int>(fr.integer(0, 4095));
     } else if (k == "arith") {
-      const auto a = trace::arith_by_name(fr.string());
+      const auto a = arith_by_name(fr.string());
       if (!a) fail(Fault::Malformed, k, "expected \"exact\" or \"linux64\"");
       header_.arith = *a;
     }
@@ -290,8 +337,9 @@ Event Reader::parse_event() {
     fail(Fault::Malformed, "", "not a JSON object");
   Event e;
   bool has_t = false, has_ev = false, has_delta = false, has_weight = false, has_slice = false,
-       has_preempt = false, has_to = false, has_task = false, weight_null = false;
+       has_preempt = false, has_to = false, weight_null = false;
   const int64_t ncpus = header_.params.ncpus;
+  const bool v2 = header_.version >= 2;  // version 1 ignores v2's fields, as its readers did
   for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
     if (k == "t") {
       e.t = fr.integer(0);
@@ -299,14 +347,16 @@ Event Reader::parse_event() {
     } else if (k == "ev") {
       const std::string_view name = fr.string();
       const auto kind = event_kind(name);
-      if (!kind) fail(Fault::UnknownEvent, k, "unknown event \"" + std::string(name) + "\"");
+      if (!kind || (!v2 && *kind == EventKind::Runqueue))
+        fail(Fault::UnknownEvent, k,
+             "unknown event \"" + std::string(name) + "\"" +
+                 (kind ? " (a version 2 event in a version 1 trace)" : ""));
       e.kind = *kind;
       has_ev = true;
     } else if (k == "cpu") {
       e.cpu = static_cast<int>(fr.integer(0, ncpus - 1));
     } else if (k == "task") {
       if (!fr.is_null()) e.task = fr.integer();
-      has_task = true;
     } else if (k == "delta") {
       e.delta = fr.integer(0);
       has_delta = true;
@@ -350,6 +400,8 @@ Event Reader::parse_event() {
       e.W = fr.integer(0);
     } else if (k == "nr") {
       e.nr_queued = fr.integer(0);
+    } else if (v2) {
+      read_v2_field(e, k, fr);
     }
   });
   if (trim(text_).back() != '}')
@@ -362,7 +414,8 @@ Event Reader::parse_event() {
       fail(Fault::Malformed, field,
            std::string("missing (required by \"") + std::string(event_name(e.kind)) + "\")");
   };
-  require(n.task, has_task && e.task, "task");
+  require(n.entity, e.entity().has_value(), "task");
+  if (v2) check_v2_fields(*this, e);
   require(n.delta, has_delta, "delta");
   require(n.weight, has_weight, "weight");
   require(n.slice, has_slice, "slice");

@@ -39,14 +39,33 @@ std::string header_line(const Header& h) {
   return o.text();
 }
 
+namespace {
+
+// A runqueue's declaration (v2): always with its id and CPU.
+std::string runqueue_line(const Event& e) {
+  json::Object o;
+  o.num("t", e.t).str("ev", event_name(e.kind)).num("rq", e.rq).num("cpu", e.cpu);
+  if (!e.group.empty()) o.str("group", e.group);
+  if (e.parent) o.num("parent", *e.parent);
+  if (e.se) o.num("se", *e.se);
+  return o.text();
+}
+
+}  // namespace
+
+// The fields of v2 appear only where they differ from their defaults, so a trace of one runqueue
+// reads as it did in v1.
 std::string event_line(const Event& e) {
+  if (e.kind == EventKind::Runqueue) return runqueue_line(e);
   json::Object o;
   o.num("t", e.t).str("ev", event_name(e.kind));
   if (e.cpu != 0) o.num("cpu", e.cpu);
+  if (e.rq != 0) o.num("rq", e.rq);
   if (e.task)
     o.num("task", *e.task);
-  else if (e.kind == EventKind::Pick)
+  else if (e.kind == EventKind::Pick && !e.se)
     o.null("task");
+  if (e.se && e.se != e.task) o.num("se", *e.se);
   switch (e.kind) {
     case EventKind::New:
     case EventKind::Attach:
@@ -70,6 +89,8 @@ std::string event_line(const Event& e) {
     default:
       break;
   }
+  if (!e.name.empty()) o.str("name", e.name);
+  if (!e.group.empty()) o.str("group", e.group);
   const EntityFields& st = e.state;
   if (st.weight) o.num("w", *st.weight);
   if (st.slice) o.num("r", *st.slice);
@@ -80,9 +101,13 @@ std::string event_line(const Event& e) {
   if (st.status) o.str("status", status_name(*st.status));
   if (st.running) o.boolean("running", *st.running);
   if (st.request) exact(o, "req", *st.request);
+  if (st.vprot) exact(o, "vprot", *st.vprot);
   if (e.V) exact(o, "V", *e.V);
   if (e.W) o.num("W", *e.W);
   if (e.nr_queued) o.num("nr", *e.nr_queued);
+  if (e.kernel.v0) exact(o, "v0", *e.kernel.v0);
+  if (e.kernel.sum_w) o.num("sum_w", *e.kernel.sum_w);
+  if (e.kernel.sum_wv) exact(o, "sum_wv", *e.kernel.sum_wv);
   return o.text();
 }
 

@@ -23,28 +23,27 @@ std::string text(mpq_class q) {
 }
 
 // A non-steady step as the spec operation it performs.
-Op step_op(Numbers& num, const z3::model& m, const Choice& c) {
-  const auto kind = static_cast<StepKind>(m.eval(c.kind, true).get_numeral_int());
-  const TaskId id = m.eval(c.target, true).get_numeral_int64();
+Op decoded_op(Numbers& num, const z3::model& m, const Choice& c) {
+  const OpKind kind = step_op(m.eval(c.kind, true).get_numeral_int());
+  const EntityId id = m.eval(c.target, true).get_numeral_int64();
   switch (kind) {
-    case StepKind::Enqueue:
+    case OpKind::Enqueue:
       return {OpKind::Enqueue, id};
-    case StepKind::Dequeue:
+    case OpKind::Dequeue:
       return {OpKind::Dequeue, id, 0, 0, m.eval(c.sleep, true).is_true() ? kDequeueSleep : 0u};
-    case StepKind::Pick:
+    case OpKind::Pick:
       return {OpKind::Pick};
-    case StepKind::Run:
+    case OpKind::Run:
       return {OpKind::Run, 0, as_int(num, m, c.delta)};
-    case StepKind::Tick:
+    case OpKind::Tick:
       return {OpKind::Tick};
-    case StepKind::Reweight:
+    case OpKind::Reweight:
       return {OpKind::Reweight, id, m.eval(c.weight, true).get_numeral_int64()};
-    case StepKind::SetSlice:
+    case OpKind::SetSlice:
       return {OpKind::SetSlice, id, as_int(num, m, c.slice)};
-    case StepKind::WakeupPreempt:
+    case OpKind::WakeupPreempt:
       return {OpKind::WakeupPreempt, id};
-    case StepKind::Yield:
-    case StepKind::Count:
+    default:  // Yield, the one step left (the choice's domain holds no other value)
       break;
   }
   return {OpKind::Yield};
@@ -69,14 +68,14 @@ std::vector<Op> decode(Numbers& num, const z3::model& m, const SymState& s0,
       ops.push_back({OpKind::Run, 0, as_int(num, m, c.delta)});
       continue;
     }
-    ops.push_back(step_op(num, m, c));
+    ops.push_back(decoded_op(num, m, c));
   }
   return ops;
 }
 
 std::string step_text(Numbers& num, const z3::model& m, const Choice& step, bool steady) {
   if (steady) return "pick; run " + num.value(m, step.delta);
-  return to_string(step_op(num, m, step));
+  return to_string(decoded_op(num, m, step));
 }
 
 StateValues state_values(Numbers& num, const z3::model& m, const SymState& s) {

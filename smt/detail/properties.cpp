@@ -5,7 +5,7 @@
 namespace vlag::smt::detail {
 namespace {
 
-z3::expr kind_is(const Choice& ch, StepKind k) { return ch.kind == static_cast<int>(k); }
+z3::expr kind_is(const Choice& ch, OpKind k) { return ch.kind == step_code(k); }
 
 // INV-LAG-SUM: Σ w_i·(V_f − v_i) = 0 (exact); Linux's floored V: −W < Σ w_i·(V − v_i) ≤ 0.
 z3::expr lag_sum_bad(Model& m, const SymState& s) {
@@ -73,7 +73,7 @@ z3::expr place_bad(Model& m, const SymState& b, const Choice& ch, const SymState
     }
     any = any || (ch.target == i + 1 && b.e[i].st == kSleeping && wrong);
   }
-  return kind_is(ch, StepKind::Enqueue) && any;
+  return kind_is(ch, OpKind::Enqueue) && any;
 }
 
 // INV-REWEIGHT: V unchanged and w·vlag preserved, unless the lag clamp cut.
@@ -96,7 +96,7 @@ z3::expr reweight_bad(Model& m, const SymState& b, const Choice& ch, const SymSt
     if (p.reweight == ReweightRule::Place) viol = viol && b.curr != i + 1;
     any = any || (ch.target == i + 1 && viol);
   }
-  return kind_is(ch, StepKind::Reweight) && any;
+  return kind_is(ch, OpKind::Reweight) && any;
 }
 
 z3::expr pick_bad(Model& m, const SymState& b, const Choice& ch, const SymState& a, bool edf) {
@@ -106,7 +106,7 @@ z3::expr pick_bad(Model& m, const SymState& b, const Choice& ch, const SymState&
     z3::expr not_elig = a.curr == 0;
     for (int i = 0; i < a.n(); ++i)
       not_elig = not_elig || (a.curr == i + 1 && !eligible(num, a, i));
-    return kind_is(ch, StepKind::Pick) && queue_nonempty(a) && not_elig;
+    return kind_is(ch, OpKind::Pick) && queue_nonempty(a) && not_elig;
   }
   const z3::expr kept = b.curr == a.curr && m.protect_slice(b);
   for (int i = 0; i < a.n(); ++i)
@@ -114,7 +114,7 @@ z3::expr pick_bad(Model& m, const SymState& b, const Choice& ch, const SymState&
       if (i != j)
         any = any || (a.curr == i + 1 && queued(a.e[j]) && eligible(num, a, j) &&
                       num.lt(a.e[j].d, a.e[i].d));
-  return kind_is(ch, StepKind::Pick) && !kept && any;
+  return kind_is(ch, OpKind::Pick) && !kept && any;
 }
 
 // INV-LAG-CLAMP for every entity that left Q in this step.
@@ -140,7 +140,7 @@ z3::expr delay_bad(Model& m, const SymState& b, const Choice& ch, const SymState
   z3::expr runs_delayed = b.curr.ctx().bool_val(false);
   for (int i = 0; i < a.n(); ++i)
     runs_delayed = runs_delayed || (a.curr == i + 1 && a.e[i].st != kQueued);
-  return (kind_is(ch, StepKind::Dequeue) && delayed_eligible) || runs_delayed;
+  return (kind_is(ch, OpKind::Dequeue) && delayed_eligible) || runs_delayed;
 }
 
 }  // namespace

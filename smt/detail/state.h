@@ -26,12 +26,13 @@ struct SymEntity {
 };
 
 struct SymState {
-  std::vector<SymEntity> e;  // index i ↔ task id i + 1
-  z3::expr curr;             // small, 0 = ⊥, else task id
-  z3::expr prot;             // Num (§4.5)
-  z3::expr has_prot;         // Bool
-  z3::expr v_empty, fluid;   // Num: V_∅ and the ghost V_f (§3)
-  z3::expr seq_ctr;          // small
+  std::vector<SymEntity>
+      e;              // index i ↔ entity id i + 1 (each a task's entity: one runqueue, no groups)
+  z3::expr curr;      // small, 0 = ⊥, else the entity id
+  z3::expr prot;      // Num (§4.5)
+  z3::expr has_prot;  // Bool
+  z3::expr v_empty, fluid;  // Num: V_∅ and the ghost V_f (§3)
+  z3::expr seq_ctr;         // small
 
   int n() const { return static_cast<int>(e.size()); }
 };

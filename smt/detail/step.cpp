@@ -36,7 +36,7 @@ z3::expr Model::choice_domain(const Choice& ch) {
   for (int64_t w : o_.weights) w_in = w_in || ch.weight == num_.small(w);
   z3::expr r_in = c.bool_val(false);
   for (int64_t r : o_.slices) r_in = r_in || ch.slice == num_.lit(r);
-  return ch.kind >= 0 && ch.kind < static_cast<int>(StepKind::Count) && ch.target >= 1 &&
+  return ch.kind >= 0 && ch.kind < kStepCount && ch.target >= 1 &&
          ch.target <= static_cast<int>(o_.tasks) && num_.le(num_.zero(), ch.delta) &&
          num_.le(ch.delta, num_.lit(max_delta_)) && num_.is_integral(ch.delta) && w_in && r_in;
 }
@@ -506,25 +506,25 @@ SymState Model::wakeup_preempt(const SymState& s, int i) {
 // The relations
 
 z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& next) {
-  const auto kind = [&](StepKind k) { return ch.kind == static_cast<int>(k); };
+  const auto kind = [&](OpKind k) { return ch.kind == step_code(k); };
   z3::expr r = choice_domain(ch);
   for (int i = 0; i < s.n(); ++i) {
     const z3::expr at = ch.target == i + 1;
-    r = r && z3::implies(kind(StepKind::Enqueue) && at,
+    r = r && z3::implies(kind(OpKind::Enqueue) && at,
                          s.e[i].st != kQueued && equal(next, enqueue_entity(s, i)));
-    r = r && z3::implies(kind(StepKind::Dequeue) && at,
+    r = r && z3::implies(kind(OpKind::Dequeue) && at,
                          s.e[i].st == kQueued && equal(next, dequeue_entity(s, i, ch.sleep)));
     r = r &&
-        z3::implies(kind(StepKind::Reweight) && at, equal(next, reweight_entity(s, i, ch.weight)));
-    r = r && z3::implies(kind(StepKind::SetSlice) && at, equal(next, set_slice(s, i, ch.slice)));
+        z3::implies(kind(OpKind::Reweight) && at, equal(next, reweight_entity(s, i, ch.weight)));
+    r = r && z3::implies(kind(OpKind::SetSlice) && at, equal(next, set_slice(s, i, ch.slice)));
     r = r &&
-        z3::implies(kind(StepKind::WakeupPreempt) && at,
+        z3::implies(kind(OpKind::WakeupPreempt) && at,
                     s.e[i].st == kQueued && s.curr != i + 1 && equal(next, wakeup_preempt(s, i)));
   }
-  r = r && z3::implies(kind(StepKind::Pick), equal(next, pick_next_entity(s)));
-  r = r && z3::implies(kind(StepKind::Run), equal(next, update_curr(s, ch.delta)));
-  r = r && z3::implies(kind(StepKind::Tick), equal(next, update_curr(s, num_.zero())));
-  r = r && z3::implies(kind(StepKind::Yield), s.curr != 0 && equal(next, yield_task(s)));
+  r = r && z3::implies(kind(OpKind::Pick), equal(next, pick_next_entity(s)));
+  r = r && z3::implies(kind(OpKind::Run), equal(next, update_curr(s, ch.delta)));
+  r = r && z3::implies(kind(OpKind::Tick), equal(next, update_curr(s, num_.zero())));
+  r = r && z3::implies(kind(OpKind::Yield), s.curr != 0 && equal(next, yield_task(s)));
   for (const z3::expr& d : num_.take_definitions()) r = r && d;
   for (const z3::expr& d : extra_defs_) r = r && d;
   extra_defs_.clear();
@@ -553,7 +553,7 @@ z3::expr Model::steady_transition(const SymState& s, const Choice& ch, const Sym
     }
   }
   z3::expr r = picked.curr != 0 && run && equal(next, update_curr(picked, ch.delta)) &&
-               ch.kind == static_cast<int>(StepKind::Run) && ch.target == 1;
+               ch.kind == step_code(OpKind::Run) && ch.target == 1;
   for (const z3::expr& d : defs) r = r && d;
   for (const z3::expr& d : num_.take_definitions()) r = r && d;
   for (const z3::expr& d : extra_defs_) r = r && d;

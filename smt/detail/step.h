@@ -10,26 +10,27 @@
 
 #include "smt/detail/state.h"
 #include "smt/engine.h"
+#include "spec/ops.h"
 
 namespace vlag::smt::detail {
 
-/// The operations a step may choose, in this order (the value of Choice::kind).
-enum class StepKind : int {
-  Enqueue,
-  Dequeue,
-  Pick,
-  Run,
-  Tick,
-  Reweight,
-  SetSlice,
-  Yield,
-  WakeupPreempt,
-  Count
-};
+/// The operations a step may choose: OpKind's Enqueue … WakeupPreempt (spec/ops.h), a
+/// contiguous range. Create and Exit need no step (a late task is one whose first enqueue comes
+/// late, an exiting one never wakes again), Detach and Attach involve a second runqueue.
+inline constexpr OpKind kFirstStep = OpKind::Enqueue, kLastStep = OpKind::WakeupPreempt;
+inline constexpr int kStepCount = static_cast<int>(kLastStep) - static_cast<int>(kFirstStep) + 1;
+inline constexpr bool is_step(OpKind k) { return k >= kFirstStep && k <= kLastStep; }
+/// The value Choice::kind takes for an operation, 0 … kStepCount − 1, and back.
+inline constexpr int step_code(OpKind k) {
+  return static_cast<int>(k) - static_cast<int>(kFirstStep);
+}
+inline constexpr OpKind step_op(int code) {
+  return static_cast<OpKind>(code + static_cast<int>(kFirstStep));
+}
 
 struct Choice {
-  z3::expr kind;    // small, a StepKind
-  z3::expr target;  // small, task id 1..N
+  z3::expr kind;    // small, the step_code of an operation
+  z3::expr target;  // small, entity id 1..N
   z3::expr delta;   // Num, ns (Run)
   z3::expr weight;  // small (Reweight)
   z3::expr slice;   // Num, 0 = base slice (SetSlice)
@@ -66,10 +67,10 @@ class Model {
   SymState reweight_entity(const SymState& s, int i, const z3::expr& w);
   SymState set_slice(const SymState& s, int i, const z3::expr& r);
   SymState yield_task(const SymState& s);
-  /// §4.12 on the woken task i: only slice protection moves (the preemption itself is a flag
+  /// §4.6 on the woken entity i: only slice protection moves (the preemption itself is a flag
   /// for the caller, and the next buddy is outside the model: validate rejects NEXT_BUDDY).
   SymState wakeup_preempt(const SymState& s, int i);
-  /// §4.4: the task id pick_eevdf(protect) returns (0: none).
+  /// §4.4: the entity id pick_eevdf(protect) returns (0: none).
   z3::expr pick_eevdf(const SymState& s, bool protect);
   /// §4.5: curr is protected.
   z3::expr protect_slice(const SymState& s);

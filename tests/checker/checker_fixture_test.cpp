@@ -25,6 +25,7 @@ const Planted kPlanted[] = {
     {ids::kInvDeadline, 4},     {ids::kInvPlaceLag, 9},  {ids::kInvReweight, 8},
     {ids::kInvLagClamp, 8},     {ids::kInvS64Margin, 4}, {ids::kInvDelay, 4},
     {ids::kInvStep, 8},         {ids::kThmLagBound, 8},  {ids::kThmWakeupLatency, 8},
+    {ids::kInvKernelSums, 17},
 };
 
 std::string run_z3(const std::string& path) {

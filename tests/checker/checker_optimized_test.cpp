@@ -6,10 +6,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/support/op_gen.h"
 #include "optimized/runqueue.h"
-#include "trace/reader.h"
+#include "tests/support/op_gen.h"
+#include "tests/support/preset_properties.h"
 #include "tests/support/trace_helpers.h"
+#include "trace/reader.h"
 
 namespace vlag::checker {
 namespace {
@@ -24,7 +25,7 @@ void optimized_traces_hold(const std::string& preset) {
   const auto ops = *testing::gen_busy_ops(static_cast<int>(setup.tasks.size()));
   const std::string text = testing::runqueue_trace<optimized::Runqueue>(
       make_params(preset_by_name(preset)), setup.tasks, ops);
-  RC_ASSERT(header_of(text).arith == trace::Arith::Linux64);
+  RC_ASSERT(header_of(text).arith == Arith::Linux64);
   const Report r = testing::check_text(text);
   RC_ASSERT(r.problem_count == 0);
   for (const auto& [id, st] : r.stats)
@@ -39,23 +40,17 @@ void optimized_traces_hold(const std::string& preset) {
   RC_CLASSIFY(place != r.stats.end() && place->second.checked > 0, "wakeups placed");
 }
 
-// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
-RC_GTEST_PROP(CheckerOnOptimized, LinuxTracesHoldEveryInvariant_6_18, ()) {
-  optimized_traces_hold("linux-6.18");
-}
-RC_GTEST_PROP(CheckerOnOptimized, LinuxTracesHoldEveryInvariant_6_12, ()) {
-  optimized_traces_hold("linux-6.12");
-}
-RC_GTEST_PROP(CheckerOnOptimized, LinuxTracesHoldEveryInvariant_6_6, ()) {
-  optimized_traces_hold("linux-6.6");
-}
+// One property per Linux preset of the table (tests/support/preset_properties.h).
+[[maybe_unused]] const bool kRegistered =
+    testing::register_preset_properties("CheckerOnOptimized", "LinuxTracesHoldEveryInvariant",
+                                        PresetFamily::Linux, optimized_traces_hold);
 
 TEST(CheckerOnOptimized, ExactTracesKeepTheDefaultArithmetic) {
   const Params params = make_params(preset_by_name("linux-6.18"));
   const std::vector<std::pair<int64_t, int64_t>> tasks = {{1024, 0}};
   const std::string exact = testing::runqueue_trace(params, tasks, {{OpKind::Enqueue, 1}});
   EXPECT_EQ(exact.find("\"arith\""), std::string::npos);  // old readers see the same header
-  EXPECT_EQ(header_of(exact).arith, trace::Arith::Exact);
+  EXPECT_EQ(header_of(exact).arith, Arith::Exact);
   std::string bad = testing::runqueue_trace<optimized::Runqueue>(params, tasks, {});
   bad.replace(bad.find("linux64"), 7, "float");
   EXPECT_THROW(header_of(bad), trace::InputError);

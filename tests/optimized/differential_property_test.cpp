@@ -4,8 +4,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/support/op_gen.h"
 #include "optimized/differential.h"
+#include "tests/support/op_gen.h"
+#include "tests/support/preset_properties.h"
 
 namespace vlag::optimized {
 namespace {
@@ -21,7 +22,7 @@ void optimized_matches_linux_reference(const std::string& preset) {
   int picks = 0, migrations = 0;
   for (const Op& op : ops) {
     const bool sleeping =
-        op.kind == OpKind::Detach && ref.has(op.id) && ref.entity(op.id).status == Status::Sleeping;
+        op.kind == OpKind::Detach && ref.has(op.se) && ref.entity(op.se).status == Status::Sleeping;
     if (const auto diff = differential_step(ref, opt, op)) RC_FAIL(setup.preset + ": " + *diff);
     picks += op.kind == OpKind::Pick;
     migrations += sleeping;
@@ -52,20 +53,20 @@ void migration_matches_linux_reference(const std::string& preset) {
   for (const Op& op : ops) {
     const bool named = op.kind != OpKind::Pick && op.kind != OpKind::Run &&
                        op.kind != OpKind::Tick && op.kind != OpKind::Yield;
-    const int cpu = named ? (ref[1].has(op.id) ? 1 : 0) : *rc::gen::inRange(0, 2);
+    const int cpu = named ? (ref[1].has(op.se) ? 1 : 0) : *rc::gen::inRange(0, 2);
     if (op.kind == OpKind::Detach) {
-      const auto mr = ref[cpu].detach(op.id);
-      const auto mo = opt[cpu].detach(op.id);
+      const auto mr = ref[cpu].detach(op.se);
+      const auto mo = opt[cpu].detach(op.se);
       RC_ASSERT(mr.has_value() == mo.has_value());
       if (!mr) continue;
-      RC_ASSERT(mr->id == mo->id && mr->weight == mo->weight && mr->slice == mo->slice &&
+      RC_ASSERT(mr->se == mo->se && mr->weight == mo->weight && mr->slice == mo->slice &&
                 mr->custom_slice == mo->custom_slice && mr->vlag == mo->vlag);
       RC_ASSERT(ref[1 - cpu].attach(*mr));
       RC_ASSERT(opt[1 - cpu].attach(*mo));
       ++moved;
       for (int k = 0; k < 2; ++k)
         if (const auto diff = state_difference(ref[k], opt[k]))
-          RC_FAIL(setup.preset + ": after moving task " + std::to_string(op.id) + ": " + *diff);
+          RC_FAIL(setup.preset + ": after moving task " + std::to_string(op.se) + ": " + *diff);
       continue;
     }
     if (const auto diff = differential_step(ref[cpu], opt[cpu], op))
@@ -75,23 +76,14 @@ void migration_matches_linux_reference(const std::string& preset) {
   RC_CLASSIFY(moved >= 3, "3+ migrations");
 }
 
-RC_GTEST_PROP(DifferentialProperties, MigrationMatchesLinuxReferenceBitForBit_6_18, ()) {
-  migration_matches_linux_reference("linux-6.18");
-}
-RC_GTEST_PROP(DifferentialProperties, MigrationMatchesLinuxReferenceBitForBit_6_6, ()) {
-  migration_matches_linux_reference("linux-6.6");
-}
-
-// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
-RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_18, ()) {
-  optimized_matches_linux_reference("linux-6.18");
-}
-RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_12, ()) {
-  optimized_matches_linux_reference("linux-6.12");
-}
-RC_GTEST_PROP(DifferentialProperties, OptimizedMatchesLinuxReferenceBitForBit_6_6, ()) {
-  optimized_matches_linux_reference("linux-6.6");
-}
+// One property per Linux preset of the table (tests/support/preset_properties.h).
+[[maybe_unused]] const bool kRegistered =
+    testing::register_preset_properties("DifferentialProperties",
+                                        "MigrationMatchesLinuxReferenceBitForBit",
+                                        PresetFamily::Linux, migration_matches_linux_reference) &&
+    testing::register_preset_properties("DifferentialProperties",
+                                        "OptimizedMatchesLinuxReferenceBitForBit",
+                                        PresetFamily::Linux, optimized_matches_linux_reference);
 
 }  // namespace
 }  // namespace vlag::optimized

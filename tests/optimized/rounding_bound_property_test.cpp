@@ -7,9 +7,10 @@
 
 #include <algorithm>
 
-#include "tests/support/op_gen.h"
 #include "reference/runqueue.h"
 #include "spec/error.h"
+#include "tests/support/op_gen.h"
+#include "tests/support/preset_properties.h"
 
 namespace vlag::reference {
 namespace {
@@ -32,8 +33,8 @@ Num vdelta_bound(const LinuxRunqueue& rq, const Op& op) {
 // B_v: how far one written vruntime may be off (SPEC.md §7.4).
 Num vruntime_bound(const LinuxRunqueue& rq, const Op& op) {
   const Num E = vdelta_bound(rq, op);
-  if (op.kind != OpKind::Reweight || !rq.has(op.id)) return 2 * E;
-  const auto& e = rq.entity(op.id);
+  if (op.kind != OpKind::Reweight || !rq.has(op.se)) return 2 * E;
+  const auto& e = rq.entity(op.se);
   const Num rho(static_cast<long>(e.weight), static_cast<long>(std::max<int64_t>(op.a, 1)));
   const int64_t others =
       std::max<int64_t>(rq.total_weight() - (e.status != Status::Sleeping ? e.weight : 0), 1);
@@ -86,10 +87,10 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
         continue;
       }
     }
-    if (op.kind == OpKind::Enqueue && before.entity(op.id).status == Status::Delayed) {
-      const auto& e0 = before.entity(op.id);
-      const bool lin_placed = lin.entity(op.id).vruntime != e0.vruntime;
-      const bool exact_placed = exact.entity(op.id).vruntime != time_of(e0.vruntime);
+    if (op.kind == OpKind::Enqueue && before.entity(op.se).status == Status::Delayed) {
+      const auto& e0 = before.entity(op.se);
+      const bool lin_placed = lin.entity(op.se).vruntime != e0.vruntime;
+      const bool exact_placed = exact.entity(op.se).vruntime != time_of(e0.vruntime);
       if (lin_placed != exact_placed) {
         const Num lag = Runqueue::exact_copy_of(before).avg_vruntime() - time_of(e0.vruntime);
         RC_ASSERT(lag > 0 && lag < 1);
@@ -100,8 +101,8 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
 
     // An operation through an empty queue re-anchors V: Linux at min_vruntime (SPEC.md §7.1).
     const bool through_empty =
-        lin.nr_queued() == 0 || (before.nr_queued() == 1 && before.has(op.id) &&
-                                 before.entity(op.id).status != Status::Sleeping &&
+        lin.nr_queued() == 0 || (before.nr_queued() == 1 && before.has(op.se) &&
+                                 before.entity(op.se).status != Status::Sleeping &&
                                  (op.kind == OpKind::Reweight || op.kind == OpKind::Enqueue));
     const Num V_lin = time_of(lin.avg_vruntime()), V_exact = exact.avg_vruntime();
     if (!through_empty && !(abs(V_exact - V_lin) < 1 + Bv))
@@ -128,16 +129,10 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
   RC_CLASSIFY(lin.nr_queued() >= 4, "4+ queued at the end");
 }
 
-// One property per Linux preset, so that RC_PARAMS="max_success=N" means N cases per preset.
-RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_18, ()) {
-  one_operation_stays_within_the_rounding_bounds("linux-6.18");
-}
-RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_12, ()) {
-  one_operation_stays_within_the_rounding_bounds("linux-6.12");
-}
-RC_GTEST_PROP(RoundingBoundProperties, OneOperationStaysWithinTheRoundingBounds_6_6, ()) {
-  one_operation_stays_within_the_rounding_bounds("linux-6.6");
-}
+// One property per Linux preset of the table (tests/support/preset_properties.h).
+[[maybe_unused]] const bool kRegistered = testing::register_preset_properties(
+    "RoundingBoundProperties", "OneOperationStaysWithinTheRoundingBounds", PresetFamily::Linux,
+    one_operation_stays_within_the_rounding_bounds);
 
 }  // namespace
 }  // namespace vlag::reference

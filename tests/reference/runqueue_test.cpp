@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "reference/invariants.h"
-#include "tests/support/rq_helpers.h"
 #include "spec/error.h"
+#include "tests/support/rq_helpers.h"
 
 namespace vlag::reference {
 namespace {
@@ -256,8 +256,8 @@ TEST(Runqueue, MigrationKeepsTheRelativeDeadline) {
 
 class Recorder : public Observer<Num> {
  public:
-  std::vector<Event<Num>> events;
-  void on_event(const Event<Num>& e) override { events.push_back(e); }
+  std::vector<StepReport<Num>> events;
+  void on_step(const StepReport<Num>& e) override { events.push_back(e); }
 };
 
 TEST(Runqueue, ObserverSeesEveryAppliedOperation) {

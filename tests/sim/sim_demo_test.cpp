@@ -40,7 +40,7 @@ TEST(SimDemo, DemoHogsGetTheirIdealShareWithinOnePoint) {
 TEST(SimDemo, ProbeLatenciesAgreeWithTheMachine) {
   MachineConfig c;
   c.params = params(kDefaultPreset);
-  c.runqueue = RunqueueKind::Exact;
+  c.arith = Arith::Exact;
   Machine m(c);
   auto& cpu0 = dynamic_cast<CpuRunqueueAdapter<reference::Runqueue>&>(m.runqueue(0));
   ExactProbe probe(cpu0.runqueue(), false);
@@ -79,7 +79,7 @@ TEST(SimDemo, RejectsABadTask) {
 TEST(SimDemo, ExactRunqueueRejectsMigrations) {
   MachineConfig c;
   c.params = make_params(preset_by_name(kDefaultPreset), 250, 2);
-  c.runqueue = RunqueueKind::Exact;
+  c.arith = Arith::Exact;
   Machine m(c);
   DemoWorkload three_hogs({{"a"}, {"b"}, {"c"}});  // all on CPU 0: the balancer moves one
   try {
@@ -94,10 +94,10 @@ TEST(SimDemo, CfsPolicyHasNoExactRunqueue) {
   MachineConfig c;
   c.params = params(kDefaultPreset);
   c.policy = Policy::Cfs;
-  c.runqueue = RunqueueKind::Exact;
+  c.arith = Arith::Exact;
   EXPECT_THROW(Machine{c}, Error);
-  EXPECT_EQ(runqueue_kind_by_name("exact"), RunqueueKind::Exact);
-  EXPECT_THROW(runqueue_kind_by_name("rational"), Error);
+  EXPECT_EQ(arith_by_name("exact"), Arith::Exact);
+  EXPECT_EQ(arith_by_name("rational"), std::nullopt);
 }
 
 // THM-SHARE: CPU hogs converge to weight-proportional shares under every preset.

@@ -2,8 +2,8 @@
 // and --keep-going counts and skips the faulty lines instead of stopping.
 #include <gtest/gtest.h>
 
-#include "trace/input_error.h"
 #include "tests/support/trace_helpers.h"
+#include "trace/input_error.h"
 
 namespace vlag::trace {
 namespace {
@@ -48,12 +48,43 @@ const BadLine kBad[] = {
      Fault::TraceFault, 5, "task"},
 };
 
-class BadInput : public ::testing::TestWithParam<BadLine> {};
+// Version 2's lines (spec/TRACE.md §3, §7): runqueues, group entities, the kernel's sums.
+const std::string kHeaderV2 =
+    R"({"format":"vlag-trace","version":2,"clock":"ns","producer":"t","preset":"linux-6.18","cpus":1,"hz":250})";
+const std::string kGroupRunqueue =
+    "{\"t\":0,\"ev\":\"runqueue\",\"rq\":1,\"cpu\":0,\"group\":\"/a\",\"parent\":0,\"se\":100}\n";
 
-TEST_P(BadInput, NamesFileLineAndField) {
-  const BadLine& b = GetParam();
+const BadLine kBadV2[] = {
+    {"GroupEntityWithoutGroup", "{\"t\":0,\"ev\":\"new\",\"se\":100,\"weight\":1024,\"slice\":0}\n",
+     Fault::Malformed, 2, "group"},
+    {"GroupOfATask",
+     "{\"t\":0,\"ev\":\"new\",\"task\":1,\"weight\":1024,\"slice\":0,\"group\":\"/a\"}\n",
+     Fault::Malformed, 2, "group"},
+    {"EmptyGroup",
+     "{\"t\":0,\"ev\":\"new\",\"se\":100,\"weight\":1024,\"slice\":0,\"group\":\"\"}\n",
+     Fault::Malformed, 2, "group"},
+    {"GroupRunqueueWithoutParent", "{\"t\":0,\"ev\":\"runqueue\",\"rq\":1,\"se\":100}\n",
+     Fault::Malformed, 2, "parent"},
+    {"RunqueueItsOwnParent", "{\"t\":0,\"ev\":\"runqueue\",\"rq\":1,\"se\":100,\"parent\":1}\n",
+     Fault::Malformed, 2, "parent"},
+    {"SumWvWithoutV0", kTwoTasks + "{\"t\":0,\"ev\":\"wakeup\",\"task\":1,\"sum_wv\":0}\n",
+     Fault::Malformed, 4, "v0"},
+    {"UndeclaredRunqueue",
+     "{\"t\":0,\"ev\":\"new\",\"rq\":3,\"task\":1,\"weight\":1024,\"slice\":0}\n",
+     Fault::TraceFault, 2, "rq"},
+    {"RunqueueDeclaredTwice", kGroupRunqueue + kGroupRunqueue, Fault::TraceFault, 3, "rq"},
+    {"RunqueueDeclaredAfterItsEvents",
+     kTwoTasks + "{\"t\":0,\"ev\":\"runqueue\",\"rq\":0,\"cpu\":0,\"group\":\"/\"}\n",
+     Fault::TraceFault, 4, "rq"},
+    {"ParentNotDeclared", "{\"t\":0,\"ev\":\"runqueue\",\"rq\":2,\"se\":5,\"parent\":1}\n",
+     Fault::TraceFault, 2, "parent"},
+    {"GroupEntityWithoutNew", kGroupRunqueue + "{\"t\":0,\"ev\":\"wakeup\",\"se\":100}\n",
+     Fault::TraceFault, 3, "se"},
+};
+
+void expect_fault(const std::string& header, const BadLine& b) {
   try {
-    testing::check_text(kHeader + "\n" + b.body);
+    testing::check_text(header + "\n" + b.body);
     FAIL() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.fault(), b.fault) << e.what();
@@ -63,19 +94,32 @@ TEST_P(BadInput, NamesFileLineAndField) {
     EXPECT_NE(std::string(e.what()).find("t.jsonl:" + std::to_string(b.line) + ":"),
               std::string::npos);
   }
-  const checker::Report r = testing::check_text(kHeader + "\n" + b.body, true);
+  const checker::Report r = testing::check_text(header + "\n" + b.body, true);
   EXPECT_EQ(r.problem_count, 1);
   EXPECT_EQ(r.problems.at(0).fault, b.fault);
 }
 
-INSTANTIATE_TEST_SUITE_P(Trace, BadInput, ::testing::ValuesIn(kBad),
-                         [](const auto& info) { return std::string(info.param.name); });
+class BadInput : public ::testing::TestWithParam<BadLine> {};
+class BadInputV2 : public ::testing::TestWithParam<BadLine> {};
+
+TEST_P(BadInput, NamesFileLineAndField) { expect_fault(kHeader, GetParam()); }
+TEST_P(BadInputV2, NamesFileLineAndField) { expect_fault(kHeaderV2, GetParam()); }
+
+const auto kBadName = [](const auto& info) { return std::string(info.param.name); };
+INSTANTIATE_TEST_SUITE_P(Trace, BadInput, ::testing::ValuesIn(kBad), kBadName);
+INSTANTIATE_TEST_SUITE_P(Trace, BadInputV2, ::testing::ValuesIn(kBadV2), kBadName);
+
+// A version 1 trace knows no `runqueue` lines (spec/TRACE.md §8).
+TEST(BadInputV1, RunqueueLineIsAnUnknownEvent) {
+  expect_fault(kHeader, {"RunqueueInV1", kGroupRunqueue, Fault::UnknownEvent, 2, "ev"});
+}
 
 TEST(BadHeader, IsRejectedWithItsField) {
   const std::pair<std::string, std::string> cases[] = {
       {"", ""},
       {R"({"format":"other","version":1,"preset":"paper-1"})", "format"},
-      {R"({"format":"vlag-trace","version":2,"preset":"paper-1"})", "version"},
+      {R"({"format":"vlag-trace","version":3,"preset":"paper-1"})", "version"},
+      {R"({"format":"vlag-trace","version":0,"preset":"paper-1"})", "version"},
       {R"({"format":"vlag-trace","version":1,"preset":"linux-2.4"})", "preset"},
       {R"({"format":"vlag-trace","version":1,"preset":"paper-1","features":["NO_SUCH"]})",
        "features"},

@@ -34,6 +34,8 @@ rc::Gen<std::optional<T>> maybe(rc::Gen<T> g) {
   });
 }
 
+void add_v2_fields(Event& e);
+
 rc::Gen<Event> gen_event() {
   return rc::gen::exec([] {
     Event e;
@@ -62,12 +64,52 @@ rc::Gen<Event> gen_event() {
     e.V = *maybe(gen_exact());
     e.W = *maybe(rc::gen::inRange<int64_t>(0, INT64_MAX));
     e.nr_queued = *maybe(rc::gen::inRange<int64_t>(0, INT64_MAX));
+    add_v2_fields(e);
+    return e;
+  });
+}
+
+// Version 2's fields (spec/TRACE.md §3, §4): a runqueue, an entity of its own id or a group
+// entity (no task, its task group), a task's name, vprot and the kernel's sums.
+void add_v2_fields(Event& e) {
+  e.rq = *rc::gen::inRange<RunqueueId>(0, 4);
+  if (*rc::gen::arbitrary<bool>()) {
+    e.se = *rc::gen::arbitrary<int64_t>();
+    if (e.kind == EventKind::New && *rc::gen::arbitrary<bool>()) {
+      e.task.reset();
+      e.group = "/g" + std::to_string(*rc::gen::inRange(0, 9));
+    }
+  }
+  if ((e.kind == EventKind::New || e.kind == EventKind::Attach) && e.task &&
+      *rc::gen::arbitrary<bool>())
+    e.name = *rc::gen::element<std::string>("hog", "kworker/0:1", "a \"quoted\" name");
+  e.state.vprot = *maybe(gen_exact());
+  e.kernel.v0 = *maybe(gen_exact());
+  e.kernel.sum_w = *maybe(rc::gen::inRange<int64_t>(0, INT64_MAX));
+  if (e.kernel.v0) e.kernel.sum_wv = *maybe(gen_exact());
+}
+
+// A `runqueue` line: a CPU's root runqueue, or a task group's with its group entity and parent.
+rc::Gen<Event> gen_runqueue() {
+  return rc::gen::exec([] {
+    Event e;
+    e.kind = EventKind::Runqueue;
+    e.t = *rc::gen::inRange<int64_t>(0, INT64_MAX);
+    e.rq = *rc::gen::inRange<RunqueueId>(0, 1000);
+    e.group = "/";
+    if (*rc::gen::arbitrary<bool>()) {
+      e.parent = *rc::gen::inRange<RunqueueId>(0, 999);
+      if (*e.parent >= e.rq) ++*e.parent;  // never its own
+      e.se = *rc::gen::arbitrary<int64_t>();
+      e.group = "/g" + std::to_string(e.rq);
+    }
     return e;
   });
 }
 
 RC_GTEST_PROP(TraceProperties, EventsRoundTripExactly, ()) {
-  auto events = *rc::gen::container<std::vector<Event>>(gen_event());
+  auto events = *rc::gen::container<std::vector<Event>>(
+      rc::gen::weightedOneOf<Event>({{9, gen_event()}, {1, gen_runqueue()}}));
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
   std::ostringstream out;
   Writer w(out);
@@ -84,6 +126,9 @@ RC_GTEST_PROP(TraceProperties, EventsRoundTripExactly, ()) {
     RC_ASSERT(event_line(*back) == event_line(e));
     RC_ASSERT(back->state.vruntime == e.state.vruntime);
     RC_ASSERT(back->V == e.V);
+    RC_ASSERT(back->rq == e.rq);
+    RC_ASSERT(back->entity() == e.entity());
+    RC_ASSERT(back->kernel.sum_wv == e.kernel.sum_wv);
   }
   RC_ASSERT(!r.next().has_value());
 }
@@ -140,10 +185,11 @@ TEST(TraceHeader, CarriesTheKernelsCpusAndAHandSetBaseSlice) {
 // Runqueues in Linux's integer arithmetic write through the same observer: u64-range vruntimes
 // come back exact.
 TEST(TraceObserver, WritesIntegerRunqueueEventsExactly) {
-  vlag::Event<int64_t> ev;
+  vlag::StepReport<int64_t> ev;
   ev.op = Op{OpKind::Run, 0, 1000};
   ev.now = 5000;
-  ev.entity = EntityState<int64_t>{.id = 7,
+  ev.entity = EntityState<int64_t>{.se = 7,
+                                   .task = 7,
                                    .weight = 1024,
                                    .slice = 700000,
                                    .vruntime = INT64_MAX,
@@ -165,6 +211,52 @@ TEST(TraceObserver, WritesIntegerRunqueueEventsExactly) {
   EXPECT_EQ(*back->state.vruntime, to_exact(INT64_MAX));
   EXPECT_EQ(*back->state.deadline, to_exact(INT64_MIN));
   EXPECT_EQ(*back->V, Exact(42));
+}
+
+// Version 1 is version 2 on runqueue 0 with tasks only (spec/TRACE.md §8): the reader ignores
+// the v2 fields there, as version 1 readers did, and reads them in version 2.
+TEST(TraceVersions, Version1IgnoresTheFieldsOfVersion2) {
+  const std::string event =
+      R"({"t":5,"ev":"wakeup","task":3,"rq":2,"se":9,"vprot":7,"v0":1,"sum_w":1024,"sum_wv":"1/2"})";
+  for (const int version : {1, 2}) {
+    std::string head = header_line(Header{});
+    const std::string v2 = "\"version\":2";
+    head.replace(head.find(v2), v2.size(), "\"version\":" + std::to_string(version));
+    std::istringstream in(head + "\n" + event + "\n");
+    Reader r(in, "v");
+    EXPECT_EQ(r.header().version, version);
+    const auto e = r.next();
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->task, std::optional<TaskId>(3));
+    if (version == 1) {
+      EXPECT_EQ(e->rq, 0);
+      EXPECT_EQ(e->entity(), std::optional<EntityId>(3));
+      EXPECT_FALSE(e->state.vprot.has_value());
+      EXPECT_TRUE(e->kernel.empty());
+    } else {
+      EXPECT_EQ(e->rq, 2);
+      EXPECT_EQ(e->entity(), std::optional<EntityId>(9));
+      EXPECT_EQ(e->state.vprot, std::optional<Exact>(7));
+      EXPECT_EQ(e->kernel.sum_w, std::optional<int64_t>(1024));
+      EXPECT_EQ(e->kernel.sum_wv, std::optional<Exact>(Exact(1, 2)));
+    }
+  }
+}
+
+// The writer writes version 2, and a one-runqueue trace of tasks reads as version 1 did but for
+// the header: no `rq`, no `se`.
+TEST(TraceVersions, TheWriterWritesVersion2WithoutDefaultFields) {
+  Event e;
+  e.kind = EventKind::Wakeup;
+  e.t = 1;
+  e.task = 4;
+  e.se = 4;
+  EXPECT_NE(header_line(Header{}).find("\"version\":2"), std::string::npos);
+  EXPECT_EQ(event_line(e), R"({"t":1,"ev":"wakeup","task":4})");
+  e.rq = 3;
+  e.task.reset();
+  e.se = 100;
+  EXPECT_EQ(event_line(e), R"({"t":1,"ev":"wakeup","rq":3,"se":100})");
 }
 
 TEST(TraceNumbers, ExactTextParsesOnlyCanonicalForms) {

@@ -1,0 +1,215 @@
+#include "checker/runqueue_checker.h"
+
+#include <fmt/format.h>
+
+#include "checker/validation.h"
+#include "spec/error.h"
+#include "spec/properties.h"
+
+namespace vlag::checker {
+
+using trace::EventKind;
+using trace::Fault;
+
+RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, RunqueueId rq,
+                                 Report& report)
+    : params_(header.params),
+      rq_(rq),
+      window_(header.window),
+      file_(std::move(file)),
+      report_(report),
+      findings_(report, file_),
+      view_update_(params_, header.arith),
+      service_(header.params, report, file_),
+      decisions_(params_, findings_),
+      state_rules_(params_, header.arith, findings_) {
+  if (header.arith == Arith::Linux64)
+    report_.notes.push_back(fmt::format(
+        "{}: Linux integer arithmetic (\"arith\":\"linux64\"): the shadow reference is "
+        "reference::LinuxRunqueue, and {}, {}, {} and {} are judged within the rounding bounds of "
+        "SPEC.md §7.3 ({} of a deadline a reweight rescaled: not promised, §7.3 bounds no error "
+        "carried into the rescaling)",
+        file_, ids::kInvPlaceLag, ids::kInvReweight, ids::kInvDeadline, ids::kInvLagClamp,
+        ids::kInvDeadline));
+  if (!window_) {
+    try {
+      shadow_.emplace(params_, header.arith, rq_);
+    } catch (const Error& err) {
+      report_.notes.push_back(file_ + ": no shadow reference: " + err.what());
+    }
+  } else
+    report_.notes.push_back(file_ +
+                            ": a window (starts mid-run): no shadow reference, decisions and "
+                            "state are judged on the trace's own numbers");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time and the shadow
+
+void RunqueueChecker::run(int64_t delta) {
+  service_.on_run(delta);
+  now_ += delta;
+  if (shadow_) {
+    try {
+      shadow_->apply(Op{OpKind::Run, 0, delta, 0, 0, rq_});
+    } catch (const Error& err) {
+      report_.notes.push_back(
+          fmt::format("{}:{}: shadow reference stopped: {}", file_, line_, err.what()));
+      shadow_.reset();
+    }
+  }
+  if (view_.curr && shadow_)
+    if (ViewEntity* c = view_.find(*view_.curr)) ViewUpdate::refresh_from_shadow(*c, &*shadow_);
+}
+
+void RunqueueChecker::advance_to(int64_t t) {
+  if (t > now_) run(t - now_);
+}
+
+void RunqueueChecker::apply_shadow(const trace::Event& e) {
+  if (!shadow_) return;
+  const auto op = trace::to_op(e);
+  if (!op) return;
+  try {
+    if (op->kind == OpKind::Detach) {
+      if (!shadow_->detach(op->se)) throw Error("the task is not a sleeping entity of the queue");
+      return;
+    }
+    if (op->kind == OpKind::Attach) {
+      // The migrant as the trace reports it: validate() made sure the saved lag is there.
+      if (!shadow_->attach(op->se, op->a, op->b != 0 ? op->b : params_.base_slice_ns(), op->b != 0,
+                           *e.state.vlag))
+        throw Error("the task is here already");
+      return;
+    }
+    shadow_->apply(*op);
+  } catch (const Error& err) {
+    report_.notes.push_back(fmt::format("{}:{}: shadow reference stopped: it rejects {}: {}", file_,
+                                        line_, to_string(*op), err.what()));
+    shadow_.reset();
+  }
+}
+
+// Once the trace leaves the spec's steps the shadow no longer stands for its state: kept alive,
+// it would overwrite the view with its own numbers and complete delayed dequeues the trace never
+// had. Later events are judged on the trace's own numbers.
+void RunqueueChecker::stop_shadow(std::string_view what) {
+  report_.notes.push_back(
+      fmt::format("{}:{}: the trace's {} differs from the shadow reference's; {} stops here "
+                  "and later events are judged on the trace's own numbers",
+                  file_, line_, what, ids::kInvStep));
+  shadow_.reset();
+}
+
+// ---------------------------------------------------------------------------------------------
+// One event
+
+void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index) {
+  line_ = line;
+  findings_.at(line, index, index_);
+  validate(e, view_, {file_, line_, index_, now_, window_});
+  advance_to(e.kind == EventKind::Run ? e.t - e.delta : e.t);
+
+  const std::optional<EntityId> se = e.entity();
+  const ViewEntity* named = se ? view_.find(*se) : nullptr;
+  const std::optional<ViewEntity> before = named ? std::optional(*named) : std::nullopt;
+  // V before the event, for the rules that relate it to the state after (exact: O(n)).
+  const bool needs_V_before =
+      e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
+  const Exact V_before = needs_V_before ? view_.V() : Exact(0);
+  const int64_t W_before = view_.W();
+  const std::optional<EntityId> curr_before = view_.curr;
+  const bool curr_protected =
+      shadow_ ? shadow_->protect_slice() : params_.preset.protection != Protection::None;
+  const std::optional<EntityId> next_before = shadow_ ? shadow_->next_buddy() : std::nullopt;
+
+  if (e.kind == EventKind::Run) {
+    service_.on_run(e.delta);
+    now_ += e.delta;
+  }
+  apply_shadow(e);
+  view_update_.apply(view_, e, before ? before->status : Status::Sleeping,
+                     shadow_ ? &*shadow_ : nullptr, [this](const ViewEntity& v, bool from_delayed) {
+                       state_rules_.saved_lag(v, from_delayed, view_);
+                     });
+
+  switch (e.kind) {
+    case EventKind::New:
+      service_.on_new(*se, e.weight, e.slice, e.task == se);
+      break;
+    case EventKind::Entity: {
+      const ViewEntity& v = *view_.find(*se);
+      service_.on_new(v.id, v.weight, v.slice, v.task == v.id);
+      if (in_queue(v)) service_.on_wakeup(v.id, now_, false, line);
+      if (view_.curr == v.id) service_.on_pick(v.id, now_, line);
+      break;
+    }
+    case EventKind::Exit:
+    case EventKind::Detach:
+      service_.on_exit(*se);
+      break;
+    case EventKind::Attach:
+      service_.on_new(*se, e.weight, e.slice, e.task == se);
+      break;
+    case EventKind::Wakeup: {
+      const ViewEntity& v = *view_.find(*se);
+      const bool steady = before->is_new || (e.state.vlag && *e.state.vlag == 0);
+      if (before->status == Status::Sleeping) service_.on_wakeup(v.id, now_, steady, line);
+      break;
+    }
+    case EventKind::Sleep:
+    case EventKind::Dequeue: {
+      const ViewEntity& v = *view_.find(*se);
+      if (v.status == Status::Delayed) decisions_.became_delayed(*before, v, V_before);
+      service_.on_sleep(*se, now_, line);
+      break;
+    }
+    case EventKind::Pick: {
+      const int64_t judged_from = findings_.violations();
+      decisions_.pick(view_, {se, curr_before, next_before, curr_protected});
+      if (shadow_ && !decisions_.pick_step(se, shadow_->curr(), judged_from)) stop_shadow("pick");
+      service_.on_pick(se, now_, line);
+      break;
+    }
+    case EventKind::Reweight:
+      service_.on_reweight(*se, e.weight);
+      break;
+    case EventKind::Slice:
+      service_.on_slice(*se, e.slice);
+      break;
+    default:
+      break;
+  }
+
+  if (!e.state.empty() || e.V || !e.kernel.empty())
+    judge_state(e, before ? &*before : nullptr, V_before, W_before);
+  if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
+  ++index_;
+}
+
+// Layer 3 on the event's entity (or curr's, for the events about the running one).
+void RunqueueChecker::judge_state(const trace::Event& e, const ViewEntity* before,
+                                  const Exact& V_before, int64_t W_before) {
+  if (shadow_)
+    if (const auto differs = state_rules_.step(e, *shadow_)) stop_shadow(*differs);
+  state_rules_.lag_sum(e, view_);
+  state_rules_.kernel_sums(e, view_);
+  const std::optional<EntityId> se = e.entity();
+  const ViewEntity* after = se ? view_.find(*se) : (view_.curr ? view_.find(*view_.curr) : nullptr);
+  if (!after) return;
+  state_rules_.deadline(*after, view_);
+  if (before && e.kind == EventKind::Wakeup && before->status == Status::Sleeping && e.V)
+    state_rules_.place(*before, *after, *e.V, W_before, view_);
+  if (before && e.kind == EventKind::Reweight && in_queue(*before))
+    state_rules_.reweight(*before, *after, V_before, e.V ? *e.V : view_.V(), view_);
+}
+
+void RunqueueChecker::finish() {
+  service_.finish();
+  state_rules_.finish();
+  if (!shadow_ && !window_)
+    report_.notes.push_back(
+        fmt::format("{}: {} was checked up to the point the shadow stopped", file_, ids::kInvStep));
+}
+
+}  // namespace vlag::checker
