@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/validators.h"
 #include "compare/json.h"
+#include "compare/no_effect.h"
 #include "compare/plots.h"
 #include "compare/report.h"
 #include "spec/error.h"
@@ -99,6 +100,8 @@ cmp::GridSpec grid_spec(const CompareOptions& o) {
 
 int run_compare(const CompareOptions& o) {
   const cmp::GridSpec spec = grid_spec(o);
+  for (const std::string& w : cmp::ignored_settings(spec))
+    fmt::print(stderr, "vlag compare: warning: {}\n", w);
   cmp::RunResults results;
   {
     ProgressLine progress;
@@ -106,6 +109,8 @@ int run_compare(const CompareOptions& o) {
       progress.update(done, total, what);
     });
   }
+  for (const std::string& w : cmp::variants_without_effect(results))
+    fmt::print(stderr, "vlag compare: warning: {}\n", w);
   std::vector<cmp::MetricTable> tables = cmp::aggregate(results);
   if (!o.metrics.empty()) {
     for (const std::string& name : o.metrics)
@@ -159,7 +164,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       "compare", "Runs a grid of simulated scenarios on several seeds and compares their metrics");
   cmd->add_option("--workload", o->workload,
                   "A workload, or several joined by '+' (hackbench+cyclictest): hogs, cyclictest, "
-                  "hackbench, schbench, rtapp")
+                  "hackbench, schbench, rtapp (its file: --set rtapp=FILE)")
       ->check([](const std::string& text) {
         try {
           sim::split_workloads(text);

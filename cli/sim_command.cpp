@@ -28,6 +28,8 @@ constexpr std::string_view kHelpOrder[] = {"workload",
                                            "preset",
                                            "features",
                                            "hz",
+                                           "kernel_cpus",
+                                           "base_slice_us",
                                            "seconds",
                                            "jitter",
                                            "seed",
@@ -36,6 +38,10 @@ constexpr std::string_view kHelpOrder[] = {"workload",
                                            "balance",
                                            "balance_ticks",
                                            "switch_cost_us",
+                                           "wake_timer_cost_us",
+                                           "wake_task_cost_us",
+                                           "wake_idle_cost_us",
+                                           "tick_cost_us",
                                            "trace_dir",
                                            "tasks",
                                            "hogs",
@@ -57,6 +63,7 @@ constexpr std::string_view kHelpOrder[] = {"workload",
                                            "nice",
                                            "slice_us",
                                            "latency_nice",
+                                           "timer_slack_us",
                                            "group"};
 
 // One scenario key as a flag: the value CLI11 parses into (the default config's until the flag
@@ -175,8 +182,7 @@ int run_sim(const std::vector<Flag>& flags) {
   sim::ScenarioConfig sc = default_config();
   for (const Flag& f : flags)  // in registry order: the preset before its feature overrides
     if (f.option->count() > 0) f.key->set(sc, flag_value(f));
-  const Params& p = sc.machine.params;
-  sc.machine.params = make_params(p.preset, p.hz, p.ncpus);
+  sc.machine.params = remake_params(sc.machine.params);
 
   const sim::ScenarioResult r = sim::run_scenario(sc);
   const sim::MachineStats& st = r.stats;

@@ -64,8 +64,7 @@ sim::ScenarioConfig cell_config(const GridSpec& spec, size_t row, size_t variant
   apply_settings(c, s);
   c.machine.seed = spec.base.machine.seed + static_cast<uint64_t>(rep);
   // Params checks hz and ncpus together with the preset.
-  c.machine.params =
-      make_params(c.machine.params.preset, c.machine.params.hz, c.machine.params.ncpus);
+  c.machine.params = remake_params(c.machine.params);
   return c;
 }
 

@@ -11,7 +11,9 @@ namespace vlag::sim {
 enum class EventType : uint8_t {
   Tick,      // the timer tick of `cpu`
   BurstEnd,  // the running task of `cpu` finishes its burst (stale unless gen matches)
-  Timer,     // a workload timer of task `task`
+  Timer,     // a workload timer of task `task` reaches its hard expiry (stale unless gen matches)
+  Resched,   // `cpu` switches after a wakeup's cost (stale unless gen matches)
+  HrTick,    // the HRTICK timer of `cpu`: its running task's slice ends (stale unless gen matches)
 };
 
 struct SimEvent {
@@ -20,7 +22,7 @@ struct SimEvent {
   EventType type = EventType::Tick;
   int cpu = 0;
   int64_t task = 0;
-  uint64_t gen = 0;  // Tick/BurstEnd: the CPU's generation when scheduled
+  uint64_t gen = 0;  // the CPU's (Timer: the timer's) generation when scheduled
 };
 
 class EventQueue {

@@ -13,6 +13,9 @@ namespace vlag::sim {
 
 Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config_.seed) {
   if (config_.switch_cost_ns < 0) throw Error("context-switch cost must be >= 0");
+  if (config_.wake_timer_cost_ns < 0 || config_.wake_task_cost_ns < 0 ||
+      config_.wake_idle_cost_ns < 0 || config_.tick_cost_ns < 0)
+    throw Error("wakeup and tick costs must be >= 0");
   if (!(config_.jitter >= 0 && config_.jitter <= 0.5)) throw Error("jitter must be in 0..0.5");
   if (config_.balance_interval_ticks < 1)
     throw Error("the balance interval must be at least one tick");
@@ -47,6 +50,7 @@ void Machine::report_to(trace::EventSink& sink) {
 Task& Machine::add_task(const TaskAttrs& attrs, int c) {
   auto t = std::make_unique<Task>();
   t->attrs = attrs;
+  if (attrs.timer_slack_ns < 0) throw Error("task " + attrs.name + ": timer slack must be >= 0");
   t->id = static_cast<int64_t>(tasks_.size() + 1);
   t->cpu = c % ncpus();
   tasks_.push_back(std::move(t));  // known before its creation is traced, with its name
@@ -136,10 +140,15 @@ int64_t Machine::jittered(int64_t burst_ns) {
   return std::max<int64_t>(1, std::llround(static_cast<double>(burst_ns) * factor(rng_)));
 }
 
-bool Machine::wake(Task& t, int64_t burst_ns) {
+bool Machine::wake(Task& t, int64_t burst_ns) { return wake_task(t, burst_ns, false); }
+
+bool Machine::fork(Task& t, int64_t burst_ns) { return wake_task(t, burst_ns, true); }
+
+bool Machine::wake_task(Task& t, int64_t burst_ns, bool forked) {
   if (t.runnable) return false;
   t.runnable = true;
   t.remaining = jittered(burst_ns);
+  t.wall_end_ns = -1;  // a wall-clock burst starts at its first run
   t.woke_at = now_;
   ++t.wakeups;
   // A delayed task (SPEC.md §4.9) is still queued on its CPU and is requeued there, as Linux's
@@ -155,7 +164,7 @@ bool Machine::wake(Task& t, int64_t burst_ns) {
     ++stats_.wakeups;
     if (t.cpu != waker_cpu_) ++stats_.cross_cpu_wakeups;
   }
-  enqueue_on(t, t.cpu);
+  enqueue_on(t, t.cpu, !forked);
   return true;
 }
 
@@ -164,6 +173,7 @@ void Machine::extend(Task& t, int64_t extra_ns) {
   const int c = t.cpu;
   sync(c);
   t.remaining += extra_ns;
+  if (t.wall_end_ns >= 0) t.wall_end_ns += extra_ns;
   if (rq(c).curr() == t.id) {
     reschedule(c, false, true);  // its burst end moves
     return;
@@ -171,26 +181,67 @@ void Machine::extend(Task& t, int64_t extra_ns) {
   check_preempt(t, c);
 }
 
-void Machine::enqueue_on(Task& t, int c) {
+void Machine::renice(Task& t, int nice) {
+  const int c = t.cpu;
   sync(c);
-  apply(cpu(c), {OpKind::Enqueue, t.id});
-  check_preempt(t, c);
-  arm(c);
+  const int old = t.attrs.nice;
+  t.attrs.nice = nice;
+  apply(cpu(c), {OpKind::Reweight, t.id, nice_to_weight(nice)});
+  if (rq(c).nr_queued() <= 1 || !t.runnable) return;
+  if (rq(c).curr() == t.id) {
+    if (nice > old) request_switch(c, config_.wake_task_cost_ns);
+  } else if (rq(c).status(t.id) == Status::Queued) {
+    check_preempt(t, c);
+  }
 }
 
-// After t became runnable on CPU c: the wakeup-preemption check, if another task runs and the
-// policy allows it. CPU c re-picks once the event is handled if it idles, if the check says
-// preempt, or if the runqueue asks anyway (the time just charged to curr may have ended its
-// request, as Linux's update_curr() at enqueue can).
-void Machine::check_preempt(Task& t, int c) {
+void Machine::enqueue_on(Task& t, int c, bool check) {
+  sync(c);
+  apply(cpu(c), {OpKind::Enqueue, t.id});
+  check_preempt(t, c, check);
+  arm(c);
+  arm_hrtick(c);  // Linux's hrtick_update() at enqueue: a second task gives curr a slice end
+}
+
+// After t became runnable on CPU c: the wakeup-preemption check, if another task runs, the
+// policy allows it and the wakeup is no fork's (SPEC.md §9.7). CPU c re-picks, after the wakeup's
+// cost (SPEC.md §9.3), if it idles, if the check says preempt, or if the runqueue asks anyway (the
+// time just charged to curr may have ended its request, as Linux's update_curr() at enqueue can).
+void Machine::check_preempt(Task& t, int c, bool check) {
   Cpu& k = cpu(c);
   bool preempt = false;
-  if (k.rq->curr() && *k.rq->curr() != t.id &&
+  if (check && k.rq->curr() && *k.rq->curr() != t.id &&
       may_wakeup_preempt(config_.policy, t.attrs, task(*k.rq->curr()).attrs)) {
     apply(k, {OpKind::WakeupPreempt, t.id});
     preempt = k.rq->last_preempt();
   }
-  if (!k.rq->curr() || preempt || k.rq->need_resched()) pending_[static_cast<size_t>(c)] = true;
+  if (!k.rq->curr())
+    request_switch(c, config_.wake_idle_cost_ns);
+  else if (preempt || k.rq->need_resched())
+    request_switch(c, waker_cpu_ >= 0 ? config_.wake_task_cost_ns : config_.wake_timer_cost_ns);
+}
+
+// A switch CPU c makes once the current event is handled, or cost_ns later; a pick before then
+// (a tick, a burst end) makes the delayed one stale, as the kernel's schedule() clears
+// need_resched whoever set it.
+void Machine::request_switch(int c, int64_t cost_ns) {
+  Cpu& k = cpu(c);
+  if (cost_ns == 0) {
+    pending_[static_cast<size_t>(c)] = true;
+    return;
+  }
+  if (k.resched_armed) return;  // the earlier request switches first
+  k.resched_armed = true;
+  agenda_.push(
+      {.time = now_ + cost_ns, .type = EventType::Resched, .cpu = c, .gen = k.resched_gen});
+}
+
+void Machine::on_resched(int c, uint64_t gen) {
+  Cpu& k = cpu(c);
+  if (gen != k.resched_gen || !k.resched_armed) return;
+  k.resched_armed = false;
+  sync(c);
+  reschedule(c, true, false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,8 +299,83 @@ void Machine::periodic_balance() {
   }
 }
 
+// SPEC.md §9.2: a workload timer is an hrtimer with a soft expiry (asked) and a hard one (plus
+// the slack). The interrupt of the hard expiry runs every timer of the CPU whose soft expiry has
+// passed, and so does every other hrtimer interrupt there (ticks, HRTICK), as Linux's
+// __hrtimer_run_queues() does.
 void Machine::set_timer(Task& t, int64_t at_ns) {
-  agenda_.push({.time = at_ns, .type = EventType::Timer, .task = t.id});
+  Cpu& k = cpu(t.cpu);
+  const uint64_t id = ++timer_seq_;
+  k.timers.push_back({at_ns, t.id, id});
+  agenda_.push({.time = at_ns + t.attrs.timer_slack_ns,
+                .type = EventType::Timer,
+                .cpu = t.cpu,
+                .task = t.id,
+                .gen = id});
+}
+
+void Machine::on_timer(const SimEvent& e) {
+  const auto& timers = cpu(e.cpu).timers;
+  if (std::none_of(timers.begin(), timers.end(),
+                   [&](const PendingTimer& p) { return p.id == e.gen; }))
+    return;  // an earlier interrupt ran it
+  fire_timers(e.cpu);
+}
+
+// Runs every timer of CPU c whose soft expiry has passed, in the order of their hard expiries.
+void Machine::fire_timers(int c) {
+  std::vector<PendingTimer> due;
+  auto& timers = cpu(c).timers;
+  for (auto it = timers.begin(); it != timers.end();) {
+    if (it->soft_ns <= now_) {
+      due.push_back(*it);
+      it = timers.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  const auto hard = [&](const PendingTimer& p) {
+    return p.soft_ns + task(p.task).attrs.timer_slack_ns;
+  };
+  std::sort(due.begin(), due.end(), [&](const PendingTimer& a, const PendingTimer& b) {
+    return hard(a) != hard(b) ? hard(a) < hard(b) : a.id < b.id;
+  });
+  for (const PendingTimer& p : due) {
+    Task& t = task(p.task);
+    t.timer_late_ns = now_ - p.soft_ns;
+    workload_->timer(*this, t);
+  }
+}
+
+// SPEC.md §9.4, HRTICK (Linux's hrtick_start_fair()): with more than one task queued, a timer
+// ends the running task's slice when it has run `slice` since it was switched in, instead of the
+// next tick. A task picked again after its slice has run is left to the tick.
+int64_t Machine::slice_of(const Task& t) const {
+  const int64_t s = creation_slice(config_.policy, t.attrs, config_.params);
+  return s != 0 ? s : config_.params.base_slice_ns();
+}
+
+void Machine::arm_hrtick(int c) {
+  if (!config_.params.preset.has(Feature::HRTICK) || quanta_ || is_cfs(config_.policy)) return;
+  Cpu& k = cpu(c);
+  const uint64_t gen = ++k.hrtick_gen;
+  const auto curr = k.rq->curr();
+  if (!curr || k.rq->nr_queued() <= 1) return;
+  const Task& t = task(*curr);
+  const int64_t left = slice_of(t) - (t.runtime_ns - k.curr_since_ns);
+  if (left <= 0) return;
+  agenda_.push({.time = now_ + left, .type = EventType::HrTick, .cpu = c, .gen = gen});
+}
+
+// The HRTICK timer: entity_tick with queued = 1, which reschedules whatever update_curr() says.
+void Machine::on_hrtick(int c, uint64_t gen) {
+  Cpu& k = cpu(c);
+  if (gen != k.hrtick_gen) return;
+  sync(c);
+  if (k.idle()) return;
+  apply(k, {OpKind::Tick});
+  fire_timers(c);
+  reschedule(c, true, false);
 }
 
 // Ticks run only while the CPU has work (NOHZ idle), on the multiples of the tick period. Under
@@ -288,7 +414,11 @@ void Machine::tick(int c, uint64_t gen) {
   sync(c);
   if (k.idle()) return;
   apply(k, {OpKind::Tick});
-  reschedule(c, false, false);
+  fire_timers(c);  // the tick is an hrtimer interrupt: due timers run in it, before schedule()
+  if (config_.tick_cost_ns == 0)
+    reschedule(c, false, false);
+  else if (k.rq->need_resched())
+    request_switch(c, config_.tick_cost_ns);
   arm(c);
   // The periodic balance runs at every balance_interval_ticks-th tick instant that some CPU
   // ticks at (an all-idle machine has nothing to balance).
@@ -310,10 +440,12 @@ void Machine::burst_end(int c, uint64_t gen) {
   waker_cpu_ = -1;
   if (next > 0) {
     t.remaining = jittered(next);
+    t.wall_end_ns = t.wall_work ? now_ + t.remaining : -1;
     reschedule(c, false, true);
     return;
   }
   t.runnable = false;
+  t.wall_end_ns = -1;
   t.dur_avg_ns += (t.runtime_ns - t.runtime_at_sleep_ns - t.dur_avg_ns) / 8;
   t.runtime_at_sleep_ns = t.runtime_ns;
   apply(k, {OpKind::Dequeue, t.id, 0, 0, kDequeueSleep});
@@ -335,18 +467,30 @@ void Machine::reschedule(int c, bool force, bool burst_changed) {
     apply(k, {OpKind::Pick});
     picked = true;
   }
+  if (picked) {  // whatever asked for this switch has it
+    ++k.resched_gen;
+    k.resched_armed = false;
+  }
   if (quanta_ && (picked || !k.rq->curr())) arm_quantum(c);
   const auto curr = k.rq->curr();
   if (curr != prev && curr) {
     ++k.switches;
     ++stats_.switches;
     Task& t = task(*curr);
-    t.remaining += config_.switch_cost_ns;
+    ++t.switches;
+    k.curr_since_ns = t.runtime_ns;
+    if (t.wall_work) {  // a wall-clock burst ends when its time is up, run or not
+      if (t.wall_end_ns < 0) t.wall_end_ns = now_ + t.remaining;
+      t.remaining = std::max<int64_t>(0, t.wall_end_ns - now_);
+    } else {
+      t.remaining += config_.switch_cost_ns;
+    }
     if (t.woke_at >= 0) {
       t.latency.add(now_ - t.woke_at);
       t.woke_at = -1;
     }
   }
+  if (picked) arm_hrtick(c);
   if (!curr || (curr == prev && !burst_changed)) return;
   ++k.burst_gen;
   agenda_.push({.time = now_ + task(*curr).remaining,
@@ -403,7 +547,13 @@ MachineStats Machine::run(Workload& w, int64_t limit_ns) {
         burst_end(e.cpu, e.gen);
         break;
       case EventType::Timer:
-        w.timer(*this, task(e.task));
+        on_timer(e);
+        break;
+      case EventType::Resched:
+        on_resched(e.cpu, e.gen);
+        break;
+      case EventType::HrTick:
+        on_hrtick(e.cpu, e.gen);
         break;
     }
     flush_pending();

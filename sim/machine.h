@@ -47,7 +47,17 @@ struct MachineConfig {
   bool balance = true;
   int balance_interval_ticks = 4;
   int64_t switch_cost_ns = 0;  // charged to the incoming task at every context switch
-  double jitter = 0;           // 0..0.5: each burst scaled by U[1 - jitter, 1 + jitter] (seeded)
+  // The time from a wakeup to the switch it causes, when it makes the task run at once (SPEC.md
+  // §9.3): the wakee's CPU idles, or the wakeup preempts its running task. The kernel spends it
+  // in the interrupt or syscall exit, an IPI and schedule(); the woken task's wake-to-run
+  // latency is never below it. By where the wakeup comes from:
+  int64_t wake_timer_cost_ns = 0;  // a timer (interrupt) wakes it onto a busy CPU
+  int64_t wake_task_cost_ns = 0;   // a running task wakes it onto a busy CPU
+  int64_t wake_idle_cost_ns = 0;   // anything wakes it onto an idle CPU
+  // The switch a tick calls for comes this much after the tick (the kernel's tick handler, the
+  // softirqs it raises and schedule() at the interrupt's exit, SPEC.md §9.3). 0: at the tick.
+  int64_t tick_cost_ns = 0;
+  double jitter = 0;  // 0..0.5: each burst scaled by U[1 - jitter, 1 + jitter] (seeded)
   uint64_t seed = 1;
   std::string trace_dir;  // non-empty: one trace per CPU, DIR/cpu<N>.jsonl
 };
@@ -79,10 +89,21 @@ class Machine {
   /// Makes a sleeping task runnable with a burst of burst_ns on the CPU placement chooses;
   /// returns false (and does nothing) if the task is runnable already.
   bool wake(Task& t, int64_t burst_ns);
+  /// A new task's first wakeup, after fork (Linux's wake_up_new_task): as wake(), but its
+  /// wakeup does not run the wakeup-preemption check (SPEC.md §9.7); the running task is
+  /// switched out only if the time charged to it ended its protection or request.
+  bool fork(Task& t, int64_t burst_ns);
   /// A wakeup that finds the task still runnable: its burst grows by extra_ns and, as Linux's
   /// ttwu_runnable() does, the wakeup-preemption check still runs if another task has the CPU.
   void extend(Task& t, int64_t extra_ns);
+  /// Wakes the workload's timer callback for t at at_ns, late by up to t's timer slack: at the
+  /// first hrtimer interrupt of t's CPU from at_ns on (a tick, another timer's hard expiry),
+  /// and at the latest at at_ns + slack (SPEC.md §9.2).
   void set_timer(Task& t, int64_t at_ns);
+  /// setpriority(2) on t: its weight becomes nice's (SPEC.md §4.8); as Linux's
+  /// prio_changed_fair(), a running task made lighter is rescheduled and a queued one gets the
+  /// wakeup-preemption check.
+  void renice(Task& t, int nice);
   void stop() { stopped_ = true; }
   int64_t now() const { return now_; }
   std::mt19937_64& rng() { return rng_; }
@@ -102,12 +123,20 @@ class Machine {
   void apply(Cpu& c, const Op& op);
   void sync(int c);
   void tick(int c, uint64_t gen);
+  void fire_timers(int c);
+  void on_timer(const SimEvent& e);
+  void request_switch(int c, int64_t cost_ns);
+  void on_resched(int c, uint64_t gen);
+  int64_t slice_of(const Task& t) const;
+  void arm_hrtick(int c);
+  void on_hrtick(int c, uint64_t gen);
   void check_progress(int64_t& window_start_ns);  // throws when simulated time stalls
   int64_t quantum(int c) const;
   void arm_quantum(int c);
   void burst_end(int c, uint64_t gen);
-  void enqueue_on(Task& t, int c);
-  void check_preempt(Task& t, int c);
+  bool wake_task(Task& t, int64_t burst_ns, bool forked);
+  void enqueue_on(Task& t, int c, bool check = true);
+  void check_preempt(Task& t, int c, bool check = true);
   std::vector<int64_t> nr_running() const;  // runnable tasks per CPU
   bool is_short(const Task& t) const;
   std::vector<CpuLoad> loads() const;
@@ -136,6 +165,7 @@ class Machine {
   int64_t now_ = 0;
   bool stopped_ = false;
   int waker_cpu_ = -1;            // the CPU whose running task the workload is acting for
+  uint64_t timer_seq_ = 0;        // ids of the workload timers set
   int64_t last_balance_ns_ = -1;  // the periodic balance runs once per balance instant
   MachineStats stats_;
 };

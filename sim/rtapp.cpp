@@ -79,6 +79,7 @@ int64_t RtApp::advance(Machine& m, Instance& in) {
     const RtAppEvent& ev = phases[in.phase].events[in.event++];
     switch (ev.kind) {
       case RtAppEvent::Kind::Run:
+        in.task->wall_work = ev.wall;  // runtime: a loop on the clock (SPEC.md §9.5)
         return ev.ns;
       case RtAppEvent::Kind::Sleep:
         m.set_timer(*in.task, m.now() + ev.ns);
@@ -106,7 +107,9 @@ int64_t RtApp::advance(Machine& m, Instance& in) {
 int64_t RtApp::burst_done(Machine& m, Task& t) {
   Instance& in = of(t);
   if (in.woken) {
-    in.stats.wakeup.add(t.latency.last_ns);  // recorded by the machine at the first run
+    // rt-app's wu_lat counts from the sleep's end as asked: the timer's lateness, then the
+    // wake-to-run latency the machine recorded at the first run.
+    in.stats.wakeup.add(in.late_ns + t.latency.last_ns);
     in.woken = false;
   }
   return advance(m, in);
@@ -118,6 +121,7 @@ void RtApp::timer(Machine& m, Task& t) {
   const int64_t run = advance(m, in);
   if (run > 0) {
     in.woken = true;
+    in.late_ns = t.timer_late_ns;
     m.wake(t, run);
   }
 }

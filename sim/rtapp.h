@@ -51,7 +51,8 @@ class RtApp : public Benchmark {
     size_t phase = 0;
     int64_t phase_loop = 0;
     size_t event = 0;
-    bool woken = false;  // the next run follows a sleep or timer: measure its latency
+    bool woken = false;   // the next run follows a sleep or timer: measure its latency
+    int64_t late_ns = 0;  // how late that sleep's timer fired (its slack)
     std::map<std::string, int64_t> unique_timers;  // ref → next expiry
     RtAppThreadStats stats;
   };

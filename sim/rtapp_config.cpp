@@ -117,10 +117,12 @@ class Parser {
   bool event(const std::string& key, dom::element value, const std::string& path,
              std::vector<RtAppEvent>& out) const {
     const auto starts = [&](std::string_view p) { return key.rfind(p, 0) == 0; };
-    if (starts("runtime") || starts("run")) {
-      out.push_back({RtAppEvent::Kind::Run, micros(value, path), "", false});
+    if (starts("runtime")) {
+      out.push_back({RtAppEvent::Kind::Run, micros(value, path), "", false, true});
+    } else if (starts("run")) {
+      out.push_back({RtAppEvent::Kind::Run, micros(value, path), "", false, false});
     } else if (starts("sleep")) {
-      out.push_back({RtAppEvent::Kind::Sleep, micros(value, path), "", false});
+      out.push_back({RtAppEvent::Kind::Sleep, micros(value, path), "", false, false});
     } else if (starts("timer")) {
       out.push_back(timer(value, path));
     } else {

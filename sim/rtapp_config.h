@@ -17,6 +17,7 @@ struct RtAppEvent {
   int64_t ns = 0;         // run: CPU time; sleep: duration; timer: period
   std::string timer_ref;  // timer: its name ("unique..." names are per thread instance)
   bool relative = false;  // timer "mode": "relative" (default "absolute")
+  bool wall = false;      // run: "runtime", wall-clock time (a loop on the clock), not CPU time
 };
 
 struct RtAppPhase {

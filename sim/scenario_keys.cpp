@@ -82,6 +82,25 @@ ScenarioKey int_list(std::string name, int64_t lo, int64_t hi, std::string help,
   return k;
 }
 
+// A per-task time kept in ns and given in us, a list cycled over each workload's tasks.
+template <class Field>
+ScenarioKey us_list(std::string name, std::string help, Field field) {
+  ScenarioKey k = key(std::move(name), std::move(help), KeyType::RealList, kComparable);
+  k.lo = 0;
+  k.hi = 1e6;
+  k.set = [field](ScenarioConfig& c, const KeyValue& v) {
+    field(c).clear();
+    for (const double us : std::get<std::vector<double>>(v))
+      field(c).push_back(static_cast<int64_t>(us * 1e3));
+  };
+  k.get = [field](const ScenarioConfig& c) -> KeyValue {
+    std::vector<double> us;
+    for (const int64_t ns : field(c)) us.push_back(static_cast<double>(ns) / 1e3);
+    return us;
+  };
+  return k;
+}
+
 template <class Field>
 ScenarioKey text(std::string name, KeyType type, unsigned use, std::string help, Field field) {
   ScenarioKey k = key(std::move(name), std::move(help), type, use);
@@ -145,6 +164,16 @@ std::vector<ScenarioKey> make_registry() {
   keys.push_back(integer(
       "hz", 100, 1000, kComparable | kShowsDefault, "Timer tick frequency",
       [](auto& c) -> auto& { return c.machine.params.hz; }));
+  keys.push_back(integer(
+      "kernel_cpus", 0, 4096, kComparable | kShowsDefault,
+      "CPUs the kernel counts for the base slice's factor 1 + ilog2(min(N, 8)), when the run "
+      "simulates fewer than the machine has (one CPU of a 2-CPU machine: 2); 0: --cpus",
+      [](auto& c) -> auto& { return c.machine.params.kernel_cpus; }));
+  keys.push_back(duration(
+      "base_slice_us", 0, 100000, 1e3, kComparable | kShowsDefault,
+      "Base slice set by hand, us (debugfs sched/base_slice_ns; 100..100000); 0: the preset's "
+      "times the CPU factor",
+      [](auto& c) -> auto& { return c.machine.params.base_slice_override_ns; }));
   keys.push_back(choice(
       "placement", placement_names(), kComparable | kShowsDefault,
       "Wakeup CPU placement: prev, idle or sis-short",
@@ -169,25 +198,33 @@ std::vector<ScenarioKey> make_registry() {
   keys.push_back(duration(
       "switch_cost_us", 0, 1000, 1e3, kComparable | kShowsDefault, "Context-switch cost, us",
       [](auto& c) -> auto& { return c.machine.switch_cost_ns; }));
+  keys.push_back(duration(
+      "wake_timer_cost_us", 0, 1000, 1e3, kComparable | kShowsDefault,
+      "Wakeup cost, us: a timer's wakeup that preempts switches this much later",
+      [](auto& c) -> auto& { return c.machine.wake_timer_cost_ns; }));
+  keys.push_back(duration(
+      "wake_task_cost_us", 0, 1000, 1e3, kComparable | kShowsDefault,
+      "Wakeup cost, us: a task's wakeup of another that preempts switches this much later",
+      [](auto& c) -> auto& { return c.machine.wake_task_cost_ns; }));
+  keys.push_back(duration(
+      "wake_idle_cost_us", 0, 1000, 1e3, kComparable | kShowsDefault,
+      "Wakeup cost, us: a wakeup onto an idle CPU switches this much later",
+      [](auto& c) -> auto& { return c.machine.wake_idle_cost_ns; }));
+  keys.push_back(duration(
+      "tick_cost_us", 0, 1000, 1e3, kComparable | kShowsDefault,
+      "Tick cost, us: the switch a tick calls for comes this much after the tick",
+      [](auto& c) -> auto& { return c.machine.tick_cost_ns; }));
   keys.push_back(int_list(
       "nice", -20, 19, "Nice per task, a list cycled over each workload's tasks",
       [](auto& c) -> auto& { return c.options.nice; }));
-  ScenarioKey slice =
-      key("slice_us", "Custom slice per task in us (0: base slice), a list cycled over the tasks",
-          KeyType::RealList, kComparable);
-  slice.lo = 0;
-  slice.hi = 1e6;
-  slice.set = [](ScenarioConfig& c, const KeyValue& v) {
-    c.options.slice_ns.clear();
-    for (const double us : std::get<std::vector<double>>(v))
-      c.options.slice_ns.push_back(static_cast<int64_t>(us * 1e3));
-  };
-  slice.get = [](const ScenarioConfig& c) -> KeyValue {
-    std::vector<double> us;
-    for (const int64_t ns : c.options.slice_ns) us.push_back(static_cast<double>(ns) / 1e3);
-    return us;
-  };
-  keys.push_back(std::move(slice));
+  keys.push_back(us_list(
+      "slice_us", "Custom slice per task in us (0: base slice), a list cycled over the tasks",
+      [](auto& c) -> auto& { return c.options.slice_ns; }));
+  keys.push_back(us_list(
+      "timer_slack_us",
+      "Timer slack per task in us (Linux's default 50 for SCHED_OTHER), a list cycled over the "
+      "tasks",
+      [](auto& c) -> auto& { return c.options.timer_slack_ns; }));
   keys.push_back(int_list(
       "latency_nice", -20, 19,
       "latency_nice per task (used by --policy eevdf-latency-nice and cfs-latency-nice), "
@@ -232,9 +269,12 @@ std::vector<ScenarioKey> make_registry() {
   keys.push_back(integer(
       "pipe_bytes", 100, int64_t{1} << 30, kComparable | kShowsDefault,
       "hackbench: a pipe's buffer, bytes", [](auto& c) -> auto& { return c.pipe_bytes; }));
+  keys.push_back(text(
+      "rtapp", KeyType::File, kComparable, "rtapp: the rt-app JSON description (docs/rt-app.md)",
+      [](auto& c) -> auto& { return c.rtapp_file; }));
   ScenarioKey settings =
       key("group",
-          "A group's settings, GROUP:nice=N,slice_us=N,latency_nice=N (groups: "
+          "A group's settings, GROUP:nice=N,slice_us=N,latency_nice=N,timer_slack_us=N (groups: "
           "the workload names and 'background'); repeatable",
           KeyType::PerWorkload, kComparable);  // no get: a config keeps them parsed
   settings.set = [](ScenarioConfig& c, const KeyValue& v) {
@@ -275,9 +315,6 @@ std::vector<ScenarioKey> make_registry() {
   keys.push_back(duration(
       "warmup", 0, 3600, 1e9, kShowsDefault, "schbench: seconds of statistics dropped (-w)",
       [](auto& c) -> auto& { return c.schbench.warmup_ns; }));
-  keys.push_back(text(
-      "rtapp", KeyType::File, kSimOnly, "rtapp: the rt-app JSON description (docs/rt-app.md)",
-      [](auto& c) -> auto& { return c.rtapp_file; }));
   return keys;
 }
 

@@ -40,6 +40,10 @@ struct TaskAttrs {
   int64_t slice_ns = 0;  // custom slice (sched_attr.sched_runtime); 0: the base slice
   int latency_nice = 0;  // -20..19; turned into a slice or an offset by the run's policy
   std::string workload;  // the workload whose task it is and whose settings it took ("": none)
+  // The slack of the task's timers (Linux's timer_slack_ns: 50 us for SCHED_OTHER, SPEC.md
+  // §9.2): a timer fires at the first hrtimer interrupt of its CPU in [expiry, expiry + slack].
+  int64_t timer_slack_ns = kDefaultTimerSlackNs;
+  static constexpr int64_t kDefaultTimerSlackNs = 50'000;
 };
 
 struct Task {
@@ -50,6 +54,13 @@ struct Task {
   int64_t remaining = 0;   // ns of CPU the current burst still needs
   int64_t woke_at = -1;    // time of the pending wakeup, -1 when none is pending
   int64_t runtime_ns = 0;  // CPU time received, context-switch cost included
+  // The current burst is wall-clock time (rt-app's runtime, a loop on the clock, SPEC.md §9.5):
+  // once it first runs it ends at wall_end_ns, however much of that time the task had the CPU.
+  // Workloads set it before waking the task or returning the burst; -1: not started yet.
+  bool wall_work = false;
+  int64_t wall_end_ns = -1;
+  int64_t timer_late_ns = 0;  // how late after its expiry the task's last timer fired (slack)
+  int64_t switches = 0;       // times switched in (context switches to the task)
   int64_t wakeups = 0;
   int64_t migrations = 0;
   // Linux's dur_avg (SIS_SHORT): the running average, 1/8 per sample as update_avg() weighs it,

@@ -31,6 +31,7 @@ TaskAttrs TaskOptions::attrs(const std::string& name, size_t i) const {
   if (!nice.empty()) a.nice = nice[i % nice.size()];
   if (!slice_ns.empty()) a.slice_ns = slice_ns[i % slice_ns.size()];
   if (!latency_nice.empty()) a.latency_nice = latency_nice[i % latency_nice.size()];
+  if (!timer_slack_ns.empty()) a.timer_slack_ns = timer_slack_ns[i % timer_slack_ns.size()];
   return a;
 }
 
@@ -43,6 +44,7 @@ TaskOptions TaskOptions::for_workload(const std::string& name,
     if (g.nice) o.nice = {*g.nice};
     if (g.slice_ns) o.slice_ns = {*g.slice_ns};
     if (g.latency_nice) o.latency_nice = {*g.latency_nice};
+    if (g.timer_slack_ns) o.timer_slack_ns = {*g.timer_slack_ns};
   }
   return o;
 }
@@ -52,7 +54,7 @@ WorkloadSettings parse_workload_settings(const std::string& text) {
   if (colon == std::string::npos || colon == 0)
     throw Error("--group '" + text +
                 "': expected GROUP:key=value,... (keys: nice, slice_us, "
-                "latency_nice)");
+                "latency_nice, timer_slack_us)");
   WorkloadSettings g;
   g.workload = text.substr(0, colon);
   size_t pos = colon + 1;
@@ -74,9 +76,14 @@ WorkloadSettings parse_workload_settings(const std::string& text) {
       if (us < 0 || us > 1'000'000)
         throw Error("--group " + where + ": the slice must be 0..1000000 us");
       g.slice_ns = us * 1000;
+    } else if (key == "timer_slack_us") {
+      const int64_t us = number<int64_t>(value, where);
+      if (us < 0 || us > 1'000'000)
+        throw Error("--group " + where + ": the timer slack must be 0..1000000 us");
+      g.timer_slack_ns = us * 1000;
     } else {
       throw Error("--group " + g.workload + ": unknown key '" + key +
-                  "' (nice, slice_us, latency_nice)");
+                  "' (nice, slice_us, latency_nice, timer_slack_us)");
     }
     pos = comma + 1;
   }

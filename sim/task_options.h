@@ -20,20 +20,23 @@ struct WorkloadSettings {
   std::optional<int> nice;
   std::optional<int64_t> slice_ns;  // 0: the base slice
   std::optional<int> latency_nice;
+  std::optional<int64_t> timer_slack_ns;
 };
 
 struct TaskOptions {
-  std::vector<int> nice;          // empty: 0
-  std::vector<int64_t> slice_ns;  // empty: the base slice
-  std::vector<int> latency_nice;  // empty: 0
-  std::string workload;           // every task's workload
+  std::vector<int> nice;                // empty: 0
+  std::vector<int64_t> slice_ns;        // empty: the base slice
+  std::vector<int> latency_nice;        // empty: 0
+  std::vector<int64_t> timer_slack_ns;  // empty: TaskAttrs::kDefaultTimerSlackNs
+  std::string workload;                 // every task's workload
   TaskAttrs attrs(const std::string& name, size_t i) const;
   /// These options for the tasks of workload `name`: its settings (those whose workload is
   /// `name`, later ones winning) replace the lists they give.
   TaskOptions for_workload(const std::string& name, const std::vector<WorkloadSettings>& all) const;
 };
 
-/// Parses "WORKLOAD:key=value,..." (--group's value) with keys nice, slice_us, latency_nice;
+/// Parses "WORKLOAD:key=value,..." (--group's value) with keys nice, slice_us, latency_nice,
+/// timer_slack_us;
 /// throws vlag::Error naming the bad part.
 WorkloadSettings parse_workload_settings(const std::string& text);
 

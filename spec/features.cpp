@@ -4,15 +4,23 @@
 #include <bit>
 
 #include "spec/error.h"
+#include "spec/weights.h"
 
 namespace vlag {
 namespace {
 
 constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
-    "PLACE_LAG",         "PLACE_DEADLINE_INITIAL", "PLACE_REL_DEADLINE",
-    "RUN_TO_PARITY",     "PREEMPT_SHORT",          "PICK_BUDDY",
-    "NEXT_BUDDY",        "DELAY_DEQUEUE",          "DELAY_ZERO",
+    "PLACE_LAG",
+    "PLACE_DEADLINE_INITIAL",
+    "PLACE_REL_DEADLINE",
+    "RUN_TO_PARITY",
+    "PREEMPT_SHORT",
+    "PICK_BUDDY",
+    "NEXT_BUDDY",
+    "DELAY_DEQUEUE",
+    "DELAY_ZERO",
     "WAKEUP_PREEMPTION",
+    "HRTICK",
 };
 
 Preset linux_preset(std::string name, std::initializer_list<Feature> on) {
@@ -144,7 +152,9 @@ void apply_feature_overrides(Preset& preset, std::string_view spec) {
 int64_t Params::tick_ns() const { return (1'000'000'000 + hz / 2) / hz; }
 
 int64_t Params::base_slice_ns() const {
-  const unsigned cpus = static_cast<unsigned>(ncpus < 8 ? ncpus : 8);
+  if (base_slice_override_ns > 0) return base_slice_override_ns;
+  const int n = factor_cpus();
+  const unsigned cpus = static_cast<unsigned>(n < 8 ? n : 8);
   const int factor = 1 + static_cast<int>(std::bit_width(cpus)) - 1;
   return preset.base_slice_norm_ns * factor;
 }
@@ -154,6 +164,23 @@ Params make_params(Preset preset, int hz, int ncpus) {
   if (ncpus < 1 || ncpus > 4096)
     throw Error("CPU count " + std::to_string(ncpus) + " is outside 1..4096");
   return Params{std::move(preset), hz, ncpus};
+}
+
+void set_base_slice_params(Params& params, int kernel_cpus, int64_t base_slice_override_ns) {
+  if (kernel_cpus != 0 && (kernel_cpus < 1 || kernel_cpus > 4096))
+    throw Error("kernel CPU count " + std::to_string(kernel_cpus) + " is outside 1..4096");
+  if (base_slice_override_ns != 0 &&
+      (base_slice_override_ns < kMinCustomSliceNs || base_slice_override_ns > kMaxCustomSliceNs))
+    throw Error("base slice " + std::to_string(base_slice_override_ns) + " ns is outside " +
+                std::to_string(kMinCustomSliceNs) + ".." + std::to_string(kMaxCustomSliceNs));
+  params.kernel_cpus = kernel_cpus;
+  params.base_slice_override_ns = base_slice_override_ns;
+}
+
+Params remake_params(const Params& p) {
+  Params out = make_params(p.preset, p.hz, p.ncpus);
+  set_base_slice_params(out, p.kernel_cpus, p.base_slice_override_ns);
+  return out;
 }
 
 }  // namespace vlag

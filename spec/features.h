@@ -22,8 +22,9 @@ enum class Feature : uint8_t {
   DELAY_DEQUEUE,
   DELAY_ZERO,
   WAKEUP_PREEMPTION,
+  HRTICK,  // the machine's, not the runqueue's: a slice end is a timer (SPEC.md §9.4)
 };
-inline constexpr size_t kFeatureCount = 10;
+inline constexpr size_t kFeatureCount = 11;
 
 std::string_view feature_name(Feature f);
 
@@ -124,9 +125,18 @@ struct Params {
   Preset preset;
   int hz = 250;
   int ncpus = 1;
+  // The CPUs the kernel counted at boot for the base slice's factor, when the run simulates fewer
+  // (or more) than the machine has: a workload pinned to one CPU of a 2-CPU machine runs with
+  // 2 here and ncpus 1 (SPEC.md §1). 0: ncpus.
+  int kernel_cpus = 0;
+  // b set by hand, as writing debugfs sched/base_slice_ns sets sysctl_sched_base_slice (and
+  // leaves b_norm alone); 0: the preset's b_norm × the CPU factor.
+  int64_t base_slice_override_ns = 0;
 
   int64_t tick_ns() const;
-  /// b: base slice with the CPU factor 1 + floor(log2(min(ncpus, 8))).
+  /// The CPU count of the base slice's factor: kernel_cpus, or ncpus when it is 0.
+  int factor_cpus() const { return kernel_cpus > 0 ? kernel_cpus : ncpus; }
+  /// b: base_slice_override_ns, or b_norm × the CPU factor 1 + floor(log2(min(factor_cpus, 8))).
   int64_t base_slice_ns() const;
   /// b_norm: base slice without the CPU factor.
   int64_t base_slice_norm_ns() const { return preset.base_slice_norm_ns; }
@@ -134,5 +144,14 @@ struct Params {
 
 /// Throws vlag::Error unless hz is in 100..1000 and ncpus in 1..4096.
 Params make_params(Preset preset, int hz = 250, int ncpus = 1);
+
+/// Sets the kernel's CPU count and the hand-set base slice (Params fields of the same names);
+/// throws vlag::Error unless kernel_cpus is 0 or in 1..4096 and the slice is 0 or in the custom
+/// slice range [0.1 ms, 100 ms] that sysctl values outside of would make no sense for.
+void set_base_slice_params(Params& params, int kernel_cpus, int64_t base_slice_override_ns);
+
+/// p checked again after its fields were set one by one: make_params of its preset, hz and
+/// ncpus, then set_base_slice_params of its kernel_cpus and override. Throws as those do.
+Params remake_params(const Params& p);
 
 }  // namespace vlag

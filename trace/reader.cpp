@@ -241,7 +241,8 @@ void Reader::parse_header() {
     fail(Fault::Malformed, "", "the header is not a JSON object");
   std::string preset_name;
   std::optional<std::vector<std::string>> features;
-  int cpus = 1, hz = 250;
+  int cpus = 1, hz = 250, kernel_cpus = 0;
+  int64_t base_slice_override = 0;
   std::optional<int> cpu;
   std::optional<int64_t> tick, base_slice;
   bool format_ok = false, version_ok = false;
@@ -274,6 +275,10 @@ void Reader::parse_header() {
       }
     } else if (k == "cpus") {
       cpus = static_cast<int>(fr.integer(1, 4096));
+    } else if (k == "kernel_cpus") {
+      kernel_cpus = static_cast<int>(fr.integer(1, 4096));
+    } else if (k == "base_slice_override_ns") {
+      base_slice_override = fr.integer(kMinCustomSliceNs, kMaxCustomSliceNs);
     } else if (k == "hz") {
       hz = static_cast<int>(fr.integer(100, 1000));
     } else if (k == "tick_ns") {
@@ -310,6 +315,7 @@ void Reader::parse_header() {
     }
   }
   header_.params = make_params(preset, hz, cpus);
+  set_base_slice_params(header_.params, kernel_cpus, base_slice_override);
   if (cpu && *cpu >= cpus)
     fail(Fault::Malformed, "cpu",
          std::to_string(*cpu) + " is not below cpus " + std::to_string(cpus));

@@ -29,10 +29,10 @@ std::string header_line(const Header& h) {
       .str("producer", h.producer)
       .str("preset", p.preset.name)
       .array("features", features)
-      .num("cpus", p.ncpus)
-      .num("hz", p.hz)
-      .num("tick_ns", p.tick_ns())
-      .num("base_slice_ns", p.base_slice_ns());
+      .num("cpus", p.ncpus);
+  if (p.kernel_cpus > 0 && p.kernel_cpus != p.ncpus) o.num("kernel_cpus", p.kernel_cpus);
+  if (p.base_slice_override_ns > 0) o.num("base_slice_override_ns", p.base_slice_override_ns);
+  o.num("hz", p.hz).num("tick_ns", p.tick_ns()).num("base_slice_ns", p.base_slice_ns());
   if (h.window) o.boolean("window", true);
   if (h.cpu) o.num("cpu", *h.cpu);
   if (h.arith != Arith::Exact) o.str("arith", arith_name(h.arith));

@@ -65,6 +65,23 @@ TEST(PerfScript, TaskNamesWithSpacesAndTraceCmdLayout) {
   EXPECT_EQ(r.runtime_ns, 2000);
 }
 
+// The task before [CPU] is the one that ran there: perf's "comm pid/tid" gives the tid,
+// trace-cmd's "comm-pid" the pid (0 is idle); perf's bare pid is a process's and a thread perf
+// could not resolve is -1: neither names the task.
+TEST(PerfScript, TheHeadersTidIsTheCurrentTask) {
+  const auto line = [](const std::string& task) {
+    return parse_perf_line(task + " [001] 1.0: sched:sched_wakeup: comm=a pid=5 prio=120", "f", 1)
+        .current_pid;
+  };
+  EXPECT_EQ(line(" kworker/1:0-vir 11204/11205"), 11205);
+  EXPECT_EQ(line("         swapper     0/0"), 0);
+  EXPECT_EQ(line("          <idle>-0    "), 0);
+  EXPECT_EQ(line("  Web Content-7001"), 7001);
+  EXPECT_EQ(line("             hog  4988"), std::nullopt);
+  EXPECT_EQ(line("  tokio-rt-worker  -1/-1"), std::nullopt);
+  EXPECT_EQ(line("  kworker/1:0"), std::nullopt);
+}
+
 TEST(PerfScript, CapturedTracesParseWhole) {
   PerfParseStats stats;
   const auto hogs = parse_file("hogs-nice.perf.txt", &stats);

@@ -39,6 +39,8 @@ IncludeRules vlag_rules() {
       {"kernel", with({"trace", "checker"})},
       // workloads drive runqueues and write traces; they never judge them
       {"sim", with({"reference", "optimized", "cfs", "trace"})},
+      // a real capture's tasks on the simulator: above both, so neither depends on the other
+      {"replay", with({"kernel", "sim", "trace"})},
       {"compare", with({"sim", "trace"})},
       {"prove", with({"smt", "reference", "trace"})},
       {"cli", {"*"}},

@@ -7,7 +7,6 @@
 #include <numeric>
 
 #include "checker/run.h"
-#include "tests/support/machine_helpers.h"
 #include "sim/composite.h"
 #include "sim/hackbench.h"
 #include "sim/hogs.h"
@@ -15,6 +14,8 @@
 #include "sim/scenario.h"
 #include "spec/error.h"
 #include "spec/weights.h"
+#include "tests/support/machine_helpers.h"
+#include "tests/support/temp_dir.h"
 
 namespace vlag::sim {
 namespace {
@@ -167,13 +168,15 @@ TEST(SimWorkloads, CyclictestHistogramCountsSumToLoops) {
   }
 }
 
-TEST(SimWorkloads, RtAppPeriodicTaskRunsLoopTimesAtItsPeriod) {
-  const RtAppConfig c = parse_rtapp(R"({
+constexpr const char* kFiveLoopsOf10ms = R"({
     "tasks": { "periodic": { "loop": 5, "run": 1000,
                              "timer": { "ref": "unique", "period": 10000 } } }
-  })",
-                                    "periodic.json");
-  RtApp w(c, "rtapp", {});
+  })";
+
+// The timer's grid, without the timer slack (SPEC.md §9.2) the next test adds.
+TEST(SimWorkloads, RtAppPeriodicTaskRunsLoopTimesAtItsPeriod) {
+  const RtAppConfig c = parse_rtapp(kFiveLoopsOf10ms, "periodic.json");
+  RtApp w(c, "rtapp", {parse_workload_settings("rtapp:timer_slack_us=0")});
   Machine m(testing::test_machine(1, Placement::Idle));
   const MachineStats st = m.run(w, 10'000'000'000);
   ASSERT_EQ(w.instances().size(), 1u);
@@ -185,6 +188,23 @@ TEST(SimWorkloads, RtAppPeriodicTaskRunsLoopTimesAtItsPeriod) {
   EXPECT_EQ(in.task->runtime_ns, 5 * 1'000'000 + st.switches * 1'000);
   EXPECT_TRUE(w.finished());
   EXPECT_EQ(st.end_ns, 5 * 10'000'000);  // the fifth loop ends with its timer, then it exits
+}
+
+// With Linux's default 50 us slack on an idle CPU each timer fires at its hard expiry: the loops
+// start 50 us late but stay on the timer's grid, and rt-app's wu_lat counts the lateness.
+TEST(SimWorkloads, RtAppTimerSlackMakesEachLoopStartLateOnItsGrid) {
+  const RtAppConfig c = parse_rtapp(kFiveLoopsOf10ms, "periodic.json");
+  RtApp w(c, "rtapp", {});
+  Machine m(testing::test_machine(1, Placement::Idle));
+  const MachineStats st = m.run(w, 10'000'000'000);
+  const RtApp::Instance& in = w.instances()[0];
+  EXPECT_EQ(in.task->attrs.timer_slack_ns, TaskAttrs::kDefaultTimerSlackNs);
+  EXPECT_EQ(in.stats.loops, 5);
+  EXPECT_EQ(in.stats.min_period_ns, 10'000'000);           // later loops: one period apart
+  EXPECT_EQ(in.stats.max_period_ns, 10'000'000 + 50'000);  // the first: 0 to 10.05 ms
+  EXPECT_EQ(in.stats.wakeup.count, 4);
+  EXPECT_EQ(in.stats.wakeup.min_ns, 50'000);  // the CPU idles: wake to run costs nothing here
+  EXPECT_EQ(st.end_ns, 5 * 10'000'000 + 50'000);
 }
 
 TEST(SimWorkloads, RtAppKeepsItsPeriodBesideAHog) {
@@ -359,8 +379,8 @@ TEST(SimWorkloads, SameSeedGivesTheSameMetrics) {
 // The composed workloads' per-CPU traces pass the checker on every invariant, as
 // tests/sim/sim_test.cpp checks them for single workloads.
 TEST(SimWorkloads, ComposedRunTracesPassTheChecker) {
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / "vlag-sim-workloads-traces").string();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/traces";
   std::filesystem::remove_all(dir);
   ScenarioConfig c;
   c.workload = "hackbench+schbench+cyclictest";

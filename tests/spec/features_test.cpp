@@ -78,6 +78,23 @@ TEST(Params, BaseSliceScalesWithLogOfCpusCappedAtEight) {
   EXPECT_EQ(make_params(p, 250, 64).base_slice_ns(), 2'800'000);
 }
 
+// SPEC.md §9.1: the factor counts the CPUs the kernel saw, which a pinned run's ncpus is not;
+// a hand-set b replaces b_norm × factor and leaves b_norm alone.
+TEST(Params, KernelCpusAndAHandSetBaseSlice) {
+  Params p = make_params(preset_by_name("linux-6.18"), 250, 1);
+  set_base_slice_params(p, 2, 0);
+  EXPECT_EQ(p.ncpus, 1);
+  EXPECT_EQ(p.factor_cpus(), 2);
+  EXPECT_EQ(p.base_slice_ns(), 1'400'000);  // one CPU of the 2-CPU development machine
+  set_base_slice_params(p, 2, 3'000'000);
+  EXPECT_EQ(p.base_slice_ns(), 3'000'000);
+  EXPECT_EQ(p.base_slice_norm_ns(), 700'000);
+  EXPECT_EQ(remake_params(p).base_slice_ns(), 3'000'000);  // kept when the Params are rebuilt
+  EXPECT_THROW(set_base_slice_params(p, 5000, 0), Error);
+  EXPECT_THROW(set_base_slice_params(p, 0, 99'999), Error);
+  EXPECT_THROW(set_base_slice_params(p, 0, 100'000'001), Error);
+}
+
 TEST(Params, TickAndRanges) {
   const Preset p = preset_by_name("linux-6.18");
   EXPECT_EQ(make_params(p, 250).tick_ns(), 4'000'000);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "tests/support/op_gen.h"
+#include "trace/input_error.h"
 #include "trace/observer.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
@@ -143,6 +144,41 @@ TEST(TraceHeader, RoundTripsEveryPresetWithOverrides) {
     EXPECT_EQ(r.header().params.preset.features, p.features) << name;
     EXPECT_EQ(r.header().params.preset.name, p.name);
     EXPECT_EQ(r.header().params.hz, 1000);
+  }
+}
+
+// SPEC.md §9.1 in the header: the kernel's CPU count and a hand-set base slice come back, and a
+// base_slice_ns that disagrees with them is a malformed header.
+TEST(TraceHeader, CarriesTheKernelsCpusAndAHandSetBaseSlice) {
+  Header h;
+  h.params = make_params(preset_by_name("linux-6.18"), 250, 1);
+  set_base_slice_params(h.params, 2, 0);
+  std::istringstream in(header_line(h) + "\n");
+  Reader r(in, "h");
+  EXPECT_EQ(r.header().params.kernel_cpus, 2);
+  EXPECT_EQ(r.header().params.base_slice_ns(), 1'400'000);
+  set_base_slice_params(h.params, 2, 2'500'000);
+  std::istringstream in2(header_line(h) + "\n");
+  Reader r2(in2, "h");
+  EXPECT_EQ(r2.header().params.base_slice_override_ns, 2'500'000);
+  EXPECT_EQ(r2.header().params.base_slice_ns(), 2'500'000);
+  const std::pair<std::string, std::string> bad[] = {
+      {R"({"format":"vlag-trace","version":1,"preset":"linux-6.18","kernel_cpus":2,)"
+       R"("base_slice_ns":700000})",
+       "base_slice_ns"},
+      {R"({"format":"vlag-trace","version":1,"preset":"linux-6.18","base_slice_override_ns":5})",
+       "base_slice_override_ns"},
+      {R"({"format":"vlag-trace","version":1,"preset":"linux-6.18","kernel_cpus":0})",
+       "kernel_cpus"},
+  };
+  for (const auto& [text, field] : bad) {
+    std::istringstream bin(text + "\n");
+    try {
+      Reader br(bin, "h");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+    }
   }
 }
 
