@@ -79,6 +79,8 @@ class BasicRunqueue {
   std::optional<EntityId> curr() const { return curr_; }
   std::optional<EntityId> next_buddy() const { return next_; }
   const std::optional<Num>& protection() const { return prot_; }
+  /// The last enqueue was a new task's first (a wakeup after it sets no next buddy, §4.6).
+  bool last_enqueue_initial() const { return last_enqueue_initial_; }
   bool need_resched() const { return need_resched_; }
   int64_t now() const { return now_; }
   uint64_t last_seq() const { return seq_; }

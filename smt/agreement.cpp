@@ -46,6 +46,17 @@ std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymSt
   const int64_t curr = i64(s.curr);
   if (curr != rq.curr().value_or(0))
     return diff("curr", std::to_string(curr), std::to_string(rq.curr().value_or(0)));
+  const int64_t next = i64(s.next);
+  if (next != rq.next_buddy().value_or(0))
+    return diff("next buddy", std::to_string(next), std::to_string(rq.next_buddy().value_or(0)));
+  const bool has_prot = m.eval(s.has_prot, true).is_true();
+  if (has_prot != rq.protection().has_value())
+    return diff("protection armed", has_prot ? "yes" : "no",
+                rq.protection().has_value() ? "yes" : "no");
+  if (has_prot && num.value(m, s.prot) != absolute<A>(*rq.protection()))
+    return diff("protection", num.value(m, s.prot), absolute<A>(*rq.protection()));
+  if (m.eval(s.last_initial, true).is_true() != rq.last_enqueue_initial())
+    return diff("last enqueue initial", "", "");
   if constexpr (A::kExact)
     if (!rq.queued().empty() && num.value(m, s.fluid) != text(rq.fluid_clock()))
       return diff("fluid clock", num.value(m, s.fluid), text(rq.fluid_clock()));
@@ -72,6 +83,8 @@ std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymSt
       return diff(t + "request", num.value(m, x.rho), text(e.request));
     if (m.eval(x.rel, true).is_true() != e.rel_deadline) return diff(t + "rel", "", "");
     if (m.eval(x.cut, true).is_true() != e.request_cut) return diff(t + "request_cut", "", "");
+    if (m.eval(x.custom, true).is_true() != e.custom_slice) return diff(t + "custom slice", "", "");
+    if (m.eval(x.is_new, true).is_true() != e.is_new) return diff(t + "new", "", "");
     if (e.status != Status::Sleeping && static_cast<uint64_t>(i64(x.seq)) != e.seq)
       return diff(t + "seq", std::to_string(i64(x.seq)), std::to_string(e.seq));
   }

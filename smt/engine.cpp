@@ -347,8 +347,6 @@ void validate(const Options& o) {
                 names);
   }
   if (o.timeout_s < 0) throw Error("prove: --timeout must be ≥ 0");
-  if (o.params.preset.has(Feature::NEXT_BUDDY))
-    throw Error("prove: NEXT_BUDDY is outside the symbolic model (it has no next buddy)");
   if (o.max_delta_ns < 0) throw Error("prove: --max-delta must be ≥ 0");
 }
 

@@ -108,7 +108,10 @@ z3::expr pick_bad(Model& m, const SymState& b, const Choice& ch, const SymState&
       not_elig = not_elig || (a.curr == i + 1 && !eligible(num, a, i));
     return kind_is(ch, OpKind::Pick) && queue_nonempty(a) && not_elig;
   }
-  const z3::expr kept = b.curr == a.curr && m.protect_slice(b);
+  // Exempt (§4.4): curr kept under protection, and the next buddy taken under PICK_BUDDY.
+  z3::expr kept = b.curr == a.curr && m.protect_slice(b);
+  if (m.options().params.preset.has(Feature::PICK_BUDDY))
+    kept = kept || (b.next != 0 && a.curr == b.next);
   for (int i = 0; i < a.n(); ++i)
     for (int j = 0; j < a.n(); ++j)
       if (i != j)

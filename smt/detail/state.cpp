@@ -19,12 +19,15 @@ SymState fresh_state(Numbers& num, int n, const std::string& p) {
           c.bool_const((p + ".hasprot").c_str()),
           num.var(p + ".vempty"),
           num.var(p + ".fluid"),
-          num.small_var(p + ".seq")};
+          num.small_var(p + ".seq"),
+          num.small_var(p + ".next"),
+          c.bool_const((p + ".lastinit").c_str())};
 }
 
 z3::expr equal(const SymState& a, const SymState& b) {
   z3::expr r = a.curr == b.curr && a.prot == b.prot && a.has_prot == b.has_prot &&
-               a.v_empty == b.v_empty && a.fluid == b.fluid && a.seq_ctr == b.seq_ctr;
+               a.v_empty == b.v_empty && a.fluid == b.fluid && a.seq_ctr == b.seq_ctr &&
+               a.next == b.next && a.last_initial == b.last_initial;
   for (size_t i = 0; i < a.e.size(); ++i) {
     const SymEntity &x = a.e[i], &y = b.e[i];
     r = r && x.w == y.w && x.r == y.r && x.custom == y.custom && x.v == y.v && x.d == y.d &&
@@ -50,6 +53,8 @@ SymState select(const z3::expr& c, const SymState& a, const SymState& b) {
   s.v_empty = ite(a.v_empty, b.v_empty);
   s.fluid = ite(a.fluid, b.fluid);
   s.seq_ctr = ite(a.seq_ctr, b.seq_ctr);
+  s.next = ite(a.next, b.next);
+  s.last_initial = ite(a.last_initial, b.last_initial);
   return s;
 }
 

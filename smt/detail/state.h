@@ -33,6 +33,8 @@ struct SymState {
   z3::expr has_prot;  // Bool
   z3::expr v_empty, fluid;  // Num: V_∅ and the ghost V_f (§3)
   z3::expr seq_ctr;         // small
+  z3::expr next;            // small, the next buddy (§4.6 NEXT_BUDDY), 0 = none
+  z3::expr last_initial;    // Bool: the last enqueue was a new entity's first (no buddy then)
 
   int n() const { return static_cast<int>(e.size()); }
 };

@@ -44,7 +44,7 @@ z3::expr Model::choice_domain(const Choice& ch) {
 z3::expr Model::initial(const SymState& s) {
   z3::context& c = num_.ctx();
   z3::expr r = s.curr == 0 && !s.has_prot && s.v_empty == num_.zero() && s.fluid == num_.zero() &&
-               s.seq_ctr == 0 && s.prot == num_.zero();
+               s.seq_ctr == 0 && s.prot == num_.zero() && s.next == 0 && !s.last_initial;
   for (const SymEntity& x : s.e) {
     z3::expr slice_in = c.bool_val(false);
     for (int64_t sl : o_.slices)
@@ -58,7 +58,10 @@ z3::expr Model::initial(const SymState& s) {
 
 z3::expr Model::domain(const SymState& s) {
   z3::context& c = num_.ctx();
-  z3::expr r = s.curr >= 0 && s.curr <= s.n() && s.seq_ctr >= 0;
+  // The next buddy is a queued entity other than curr (set at a wakeup of one, cleared when it
+  // is picked or dequeued).
+  z3::expr r = s.curr >= 0 && s.curr <= s.n() && s.seq_ctr >= 0 && s.next >= 0 && s.next <= s.n() &&
+               (s.next == 0 || s.next != s.curr);
   for (int i = 0; i < s.n(); ++i) {
     const SymEntity& x = s.e[i];
     z3::expr w_in = c.bool_val(false);
@@ -68,7 +71,7 @@ z3::expr Model::domain(const SymState& s) {
       if (sl != 0) r_in = r_in || (x.custom && x.r == num_.lit(sl));
     r = r && w_in && r_in && x.st >= kSleeping && x.st <= kDelayed && x.seq >= 0 &&
         x.seq <= s.seq_ctr && z3::implies(s.curr == i + 1, x.st == kQueued) &&
-        z3::implies(x.rel, x.st == kSleeping);
+        z3::implies(x.rel, x.st == kSleeping) && z3::implies(s.next == i + 1, x.st == kQueued);
     if (!p_.has(Feature::DELAY_DEQUEUE)) r = r && x.st != kDelayed;
     if (!num_.exact()) {
       // Keep every value far inside s64 (SPEC.md §7's margins): |x| < 2^48.
@@ -183,6 +186,7 @@ SymState Model::enqueue_entity(const SymState& s, int i) {
   // From sleep: place, join, no longer new.
   SymState woke = join(place_entity(s, i, true, x.is_new), i);
   woke.e[i].is_new = c.bool_val(false);
+  woke.last_initial = x.is_new;
   // From delayed (§4.9): under DELAY_ZERO a positive lag restarts the entity at V.
   SymState requeued = s;
   if (p_.has(Feature::DELAY_ZERO)) {
@@ -193,6 +197,7 @@ SymState Model::enqueue_entity(const SymState& s, int i) {
     requeued = select(num_.lt(num_.zero(), entity_lag(s, i, V)), restart, s);
   }
   requeued.e[i].st = num_.small(kQueued);
+  requeued.last_initial = c.bool_val(false);
   return select(x.st == kDelayed, requeued, woke);
 }
 
@@ -207,15 +212,17 @@ SymState Model::put_prev_entity(const SymState& s) {
   return t;
 }
 
-SymState Model::dequeue_entity(const SymState& s, int i, const z3::expr& sleep) {
+SymState Model::dequeue_entity(const SymState& s0, int i, const z3::expr& sleep) {
   z3::context& c = num_.ctx();
+  SymState s = s0;
+  s.next = clear_buddy(s0, i);
   const z3::expr was_curr = s.curr == i + 1;
   // Delayed: stays in Q, back into the tree if it was running.
   SymState delayed = s;
   delayed.e[i].st = num_.small(kDelayed);
   delayed = select(was_curr, put_prev_entity(delayed), delayed);
   const z3::expr delay =
-      sleep && c.bool_val(p_.has(Feature::DELAY_DEQUEUE)) && !eligible(num_, s, i);
+      sleep && c.bool_val(p_.has(Feature::DELAY_DEQUEUE)) && !eligible(num_, s0, i);
 
   const z3::expr vl = saved_lag(s, i, avg_vruntime(num_, s));
   SymState gone = s;
@@ -299,6 +306,11 @@ SymState Model::set_protect_slice(const SymState& s, int i) {
 // ---------------------------------------------------------------------------------------------
 // §4.4 pick
 
+// The next buddy once entity i leaves the tree (picked, dequeued or yielding): none if it was i.
+z3::expr Model::clear_buddy(const SymState& s, int i) {
+  return z3::ite(s.next == i + 1, num_.small(0), s.next);
+}
+
 z3::expr Model::pick_eevdf(const SymState& s, bool protect) {
   z3::context& c = num_.ctx();
   const int n = s.n();
@@ -334,12 +346,17 @@ z3::expr Model::pick_eevdf(const SymState& s, bool protect) {
       pick = z3::ite(s.curr == j + 1 && elig[j] && protect_slice(s), id_val(num_, j), pick);
     only = z3::ite(queued(s.e[j]), id_val(num_, j), only);
   }
+  // Step 3: an eligible next buddy comes before everything but a lone entity (PICK_BUDDY).
+  if (p_.has(Feature::PICK_BUDDY))
+    for (int j = 0; j < n; ++j)
+      pick = z3::ite(s.next == j + 1 && queued(s.e[j]) && elig[j], id_val(num_, j), pick);
   return z3::ite(count == 1, only, pick);  // step 1
 }
 
 SymState Model::set_next_entity(const SymState& s, int i) {
   SymState t = put_prev_entity(s);
   t.curr = num_.small(i + 1);
+  t.next = clear_buddy(s, i);
   t = set_protect_slice(t, i);
   return select(s.curr == i + 1, s, t);  // the same task: nothing is re-armed
 }
@@ -438,6 +455,7 @@ SymState Model::yield_task(const SymState& s) {
     SymState t = s;
     t.e[i].d = s.e[i].d + num_.vdelta(s.e[i].r, s.e[i].w);
     t.e[i].rho = s.e[i].rho + s.e[i].r;
+    t.next = clear_buddy(s, i);
     out = select(s.curr == i + 1 && count > 1, t, out);
   }
   return out;
@@ -469,7 +487,12 @@ SymState Model::update_protect_slice(const SymState& s) {
   return select(s.curr != 0 && s.has_prot, t, s);
 }
 
-SymState Model::wakeup_preempt(const SymState& s, int i) {
+SymState Model::wakeup_preempt(const SymState& s0, int i) {
+  // NEXT_BUDDY: the wakee becomes the next buddy when something runs, unless it is a new
+  // entity's first wakeup; the preemption decision below already sees it.
+  SymState s = s0;
+  if (p_.has(Feature::NEXT_BUDDY))
+    s.next = z3::ite(s0.curr != 0 && !s0.last_initial, id_val(num_, i), s0.next);
   if (!p_.has(Feature::WAKEUP_PREEMPTION)) return s;
   const SymEntity& p = s.e[i];
   SymState out = s;

@@ -67,8 +67,8 @@ class Model {
   SymState reweight_entity(const SymState& s, int i, const z3::expr& w);
   SymState set_slice(const SymState& s, int i, const z3::expr& r);
   SymState yield_task(const SymState& s);
-  /// §4.6 on the woken entity i: only slice protection moves (the preemption itself is a flag
-  /// for the caller, and the next buddy is outside the model: validate rejects NEXT_BUDDY).
+  /// §4.6 on the woken entity i: slice protection and the next buddy move (the preemption
+  /// itself is a flag for the caller).
   SymState wakeup_preempt(const SymState& s, int i);
   /// §4.4: the entity id pick_eevdf(protect) returns (0: none).
   z3::expr pick_eevdf(const SymState& s, bool protect);
@@ -88,6 +88,7 @@ class Model {
   SymState insert(const SymState& s, int i);
   SymState put_prev_entity(const SymState& s);
   SymState set_next_entity(const SymState& s, int i);
+  z3::expr clear_buddy(const SymState& s, int i);
   SymState finish_delayed_dequeue(const SymState& s, int i);
   SymState set_protect_slice(const SymState& s, int i);
   SymState update_deadline(const SymState& s, int i);

@@ -59,5 +59,13 @@ expect 2 "$vlag" prove --tasks 0
 expect 2 "$vlag" prove --arith linux64 --invariant INV-REWEIGHT
 grep -q "exact arithmetic only" err.txt
 expect 2 "$vlag" prove --mutate bogus
-expect 2 "$vlag" prove --preset linux-6.6 --features NEXT_BUDDY
+expect 2 "$vlag" prove --preset linux-6.6 --features NO_SUCH_FLAG
+grep -q "NO_SUCH_FLAG" err.txt
+
+# Feature flags on top of a preset, NEXT_BUDDY among them: the symbolic model has the buddy.
+expect 0 "$vlag" prove --tasks 2 --depth 2 --invariant INV-PICK-EDF --preset linux-6.6 \
+  --features NEXT_BUDDY,PICK_BUDDY --no-induction
+grep -q "^HELD" out.txt
+expect 0 "$vlag" prove --tasks 2 --depth 2 --invariant INV-PICK-ELIGIBLE --preset linux-6.18 \
+  --features -RUN_TO_PARITY,NEXT_BUDDY,-DELAY_DEQUEUE
 echo "cli_prove_test: ok"
