@@ -91,6 +91,20 @@ std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymSt
   return std::nullopt;
 }
 
+// The state with every field replaced by its value in m.
+SymState valued(const z3::model& m, const SymState& s) {
+  const auto v = [&](const z3::expr& x) { return m.eval(x, true); };
+  SymState t = s;
+  for (SymEntity& x : t.e)
+    for (z3::expr* f : {&x.w, &x.r, &x.custom, &x.v, &x.d, &x.rho, &x.vl, &x.rel, &x.cut, &x.is_new,
+                        &x.st, &x.seq})
+      *f = v(*f);
+  for (z3::expr* f :
+       {&t.curr, &t.prot, &t.has_prot, &t.v_empty, &t.fluid, &t.seq_ctr, &t.next, &t.last_initial})
+    *f = v(*f);
+  return t;
+}
+
 template <class Rq>
 std::optional<std::string> disagreement_with(const Options& o, const std::vector<Op>& ops) {
   z3::context ctx;
@@ -100,10 +114,11 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
   Rq rq(o.params);
   const SymState s0 = fresh_state(num, o.tasks, "s0");
   s.add(model.initial(s0));
-  std::vector<SymState> states;
-  std::vector<Rq> expected;
-  std::vector<std::string> names;
+  // One solve per operation, from the values the last one gave: every choice is fixed, so the
+  // step is a function of its state, and a solve over concrete values stays small however long
+  // the sequence (one solve over the whole sequence grows with it).
   SymState cur = s0;
+  int step = 0;
   for (const Op& op : ops) {
     if (op.kind == OpKind::Create) {
       rq.apply(op);
@@ -119,25 +134,23 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
     }
     // 'c' and 's' as chars: a literal prepended to a temporary string trips gcc 12's -Wrestrict
     // false positive at -O3 (GCC bug 105651).
-    const Choice ch = model.fresh_choice('c' + std::to_string(states.size()));
+    const Choice ch = model.fresh_choice('c' + std::to_string(step));
     s.add(ch.kind == step_kind(op.kind));
     s.add(ch.target == static_cast<int>(op.se > 0 ? op.se : 1));
     s.add(ch.delta == num.lit(op.kind == OpKind::Run ? op.a : 0));
     s.add(ch.weight == num.small(op.kind == OpKind::Reweight ? op.a : o.weights.front()));
     s.add(ch.slice == num.lit(op.kind == OpKind::SetSlice ? op.a : o.slices.front()));
     s.add(ch.sleep == ctx.bool_val(op.flags & kDequeueSleep));
-    const SymState next = fresh_state(num, o.tasks, 's' + std::to_string(states.size() + 1));
+    const SymState next = fresh_state(num, o.tasks, 's' + std::to_string(step + 1));
     s.add(model.transition(cur, ch, next));
-    states.push_back(next);
-    expected.push_back(rq);
-    names.push_back(to_string(op));
-    cur = next;
+    const std::string where = "after step " + std::to_string(step) + " (" + to_string(op) + "): ";
+    if (s.check() != z3::sat) return where + "the symbolic model rejects it (a guard differs)";
+    const z3::model m = s.get_model();
+    if (auto d = compare(num, m, next, rq)) return where + *d;
+    cur = valued(m, next);
+    s.reset();
+    num.set_scope(static_cast<unsigned>(++step));  // the quotients' definitions went too
   }
-  if (s.check() != z3::sat) return "the symbolic model rejects the sequence (a guard differs)";
-  const z3::model m = s.get_model();
-  for (size_t k = 0; k < states.size(); ++k)
-    if (auto d = compare(num, m, states[k], expected[k]))
-      return "after step " + std::to_string(k) + " (" + names[k] + "): " + *d;
   return std::nullopt;
 }
 
