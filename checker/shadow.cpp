@@ -2,22 +2,16 @@
 
 #include <limits>
 
+#include "checker/checker_bug.h"
 #include "spec/error.h"
 #include "trace/observer.h"
 
 namespace vlag::checker {
 namespace {
 
-std::variant<reference::Runqueue, reference::LinuxRunqueue> make_runqueue(const Params& params,
-                                                                          Arith arith,
-                                                                          RunqueueId rq) {
-  if (arith == Arith::Linux64) return reference::LinuxRunqueue(params, rq);
-  return reference::Runqueue(params, rq);
-}
-
 // A lag the trace gives, in the runqueue's arithmetic.
 Exact as_num(const Exact& x, const reference::Runqueue&) { return x; }
-LinuxTime as_num(const Exact& x, const reference::LinuxRunqueue&) {
+LinuxTime as_num(const Exact& x, const optimized::Runqueue&) {
   if (x.get_den() != 1 || !x.get_num().fits_slong_p())
     throw Error("the saved lag " + x.get_str() + " is not an s64 integer (\"arith\":\"linux64\")");
   return LinuxTime(x.get_num().get_si());
@@ -25,11 +19,25 @@ LinuxTime as_num(const Exact& x, const reference::LinuxRunqueue&) {
 
 }  // namespace
 
+// The tree queue cannot move: both alternatives are built in place.
 Shadow::Shadow(const Params& params, Arith arith, RunqueueId rq)
-    : rq_(make_runqueue(params, arith, rq)) {}
+    : rq_(std::in_place_type<reference::Runqueue>, params, rq) {
+  if (arith == Arith::Linux64) rq_.emplace<optimized::Runqueue>(params, rq);
+}
 
 void Shadow::apply(const Op& op) {
   std::visit([&](auto& rq) { rq.apply(op); }, rq_);
+  if (--until_audit_ == 0) {
+    until_audit_ = kAuditPeriod;
+    audit();
+  }
+}
+
+void Shadow::audit() const {
+  if (const auto* tree = std::get_if<optimized::Runqueue>(&rq_))
+    if (const auto problem = tree->queue().check_tree())
+      throw CheckerBug("the shadow's tree after " + std::to_string(tree->last_seq()) +
+                       " insertions: " + *problem);
 }
 
 bool Shadow::detach(EntityId id) {

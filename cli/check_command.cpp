@@ -1,6 +1,7 @@
 // `vlag check TRACE...`: the three layers of checker/ over spec/TRACE.md traces.
 #include <fmt/format.h>
 
+#include "checker/checker_bug.h"
 #include "checker/infer.h"
 #include "checker/run.h"
 #include "cli/check_report.h"
@@ -54,7 +55,13 @@ int run_check(const CheckCommandOptions& o) {
   options.arbiter = !o.no_z3;
   std::vector<checker::Source> sources;
   for (const auto& f : o.files) sources.push_back(checker::file_source(f));
-  const checker::Report report = checker::check(sources, options);
+  checker::Report report;
+  try {
+    report = checker::check(sources, options);
+  } catch (const checker::CheckerBug& bug) {
+    fmt::print(stderr, "vlag check: {} (please report it)\n", bug.what());
+    return checker::kCheckerBugExit;
+  }
   if (o.json)
     print_json(report);
   else
