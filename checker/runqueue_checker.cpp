@@ -58,8 +58,8 @@ void RunqueueChecker::run(int64_t delta) {
       shadow_.reset();
     }
   }
-  if (view_.curr && shadow_)
-    if (ViewEntity* c = view_.find(*view_.curr)) ViewUpdate::refresh_from_shadow(*c, &*shadow_);
+  if (view_.curr && shadow_ && view_.find(*view_.curr))
+    ViewUpdate::refresh_from_shadow(*view_.edit(*view_.curr), &*shadow_);
 }
 
 void RunqueueChecker::advance_to(int64_t t) {
@@ -184,7 +184,13 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
   if (!e.state.empty() || e.V || !e.kernel.empty())
     judge_state(e, before ? &*before : nullptr, V_before, W_before);
   if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
-  ++index_;
+  if (++index_ % View::kAuditPeriod == 0) audit();
+}
+
+// The incremental sums against their definitions, from scratch: O(n) every kAuditPeriod events.
+void RunqueueChecker::audit() const {
+  view_.audit();
+  state_rules_.audit(view_);
 }
 
 // Layer 3 on the event's entity (or curr's, for the events about the running one).
@@ -205,6 +211,7 @@ void RunqueueChecker::judge_state(const trace::Event& e, const ViewEntity* befor
 }
 
 void RunqueueChecker::finish() {
+  audit();
   service_.finish();
   state_rules_.finish();
   if (!shadow_ && !window_)

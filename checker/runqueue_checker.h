@@ -53,6 +53,7 @@ class RunqueueChecker {
   void run(int64_t delta);
   void apply_shadow(const trace::Event& e);
   void stop_shadow(std::string_view what);
+  void audit() const;
   void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
                    int64_t W_before);
 

@@ -43,6 +43,9 @@ class StateRules {
   void kernel_sums(const trace::Event& e, const View& view);
   /// The note on the events whose sums were not judged.
   void finish();
+  /// The O(1) forms of INV-LAG-SUM's and INV-KERNEL-SUMS's sums against the rules' walks over
+  /// the view (rules/invariants.h); throws CheckerBug when they differ.
+  void audit(const View& view) const;
 
  private:
   const Params& params_;
