@@ -14,14 +14,15 @@
 namespace vlag::checker {
 namespace {
 
-// Feeds the trace's events to a checker; under keep_going a faulty line is counted and skipped.
+// Feeds the trace's events to a checker, one Event reused for every line; under keep_going a
+// faulty line is counted and skipped.
 template <class C>
 void stream(trace::Reader& reader, C& checker, const CheckOptions& options, Report& report) {
+  trace::Event e;
   for (;;) {
     try {
-      const auto e = reader.next();
-      if (!e) break;
-      checker.consume(*e, reader.line());
+      if (!reader.next(e)) break;
+      checker.consume(e, reader.line());
     } catch (const trace::InputError& err) {
       if (!options.keep_going) throw;
       ++report.problem_count;
