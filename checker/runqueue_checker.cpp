@@ -111,12 +111,15 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
   advance_to(e.kind == EventKind::Run ? e.t - e.delta : e.t);
 
   const std::optional<EntityId> se = e.entity();
+  // The named entity before the event, copied into storage kept from event to event.
   const ViewEntity* named = se ? view_.find(*se) : nullptr;
-  const std::optional<ViewEntity> before = named ? std::optional(*named) : std::nullopt;
-  // V before the event, for the rules that relate it to the state after (exact: O(n)).
+  if (named) before_ = *named;
+  const ViewEntity* before = named ? &before_ : nullptr;
+  // V before the event, for the rules that relate it to the state after.
   const bool needs_V_before =
       e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
-  const Exact V_before = needs_V_before ? view_.V() : Exact(0);
+  if (needs_V_before) V_before_ = view_.V();
+  const Exact& V_before = V_before_;
   const int64_t W_before = view_.W();
   const std::optional<EntityId> curr_before = view_.curr;
   const bool curr_protected =
@@ -181,8 +184,7 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
       break;
   }
 
-  if (!e.state.empty() || e.V || !e.kernel.empty())
-    judge_state(e, before ? &*before : nullptr, V_before, W_before);
+  if (!e.state.empty() || e.V || !e.kernel.empty()) judge_state(e, before, V_before, W_before);
   if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
   if (++index_ % View::kAuditPeriod == 0) audit();
 }

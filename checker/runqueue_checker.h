@@ -69,6 +69,8 @@ class RunqueueChecker {
   Decisions decisions_;
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
+  ViewEntity before_;             // consume(): the named entity before the event
+  Exact V_before_;                // consume(): V before a sleep, dequeue or reweight
   int64_t now_ = 0;
   int64_t index_ = 0;
   int64_t line_ = 0;

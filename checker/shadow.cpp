@@ -17,6 +17,10 @@ LinuxTime as_num(const Exact& x, const optimized::Runqueue&) {
   return LinuxTime(x.get_num().get_si());
 }
 
+// A number of the shadow's arithmetic into an exact one's storage.
+void read_into(Exact& into, const Exact& x) { into = x; }
+void read_into(Exact& into, LinuxTime x) { into = static_cast<long>(x.value()); }
+
 }  // namespace
 
 // The tree queue cannot move: both alternatives are built in place.
@@ -58,26 +62,26 @@ bool Shadow::has(EntityId id) const {
   return std::visit([&](const auto& rq) { return rq.has(id); }, rq_);
 }
 
-ShadowEntity Shadow::entity(EntityId id) const {
-  return std::visit(
+const ShadowEntity& Shadow::entity(EntityId id) const {
+  std::visit(
       [&](const auto& rq) {
         const auto& e = rq.entity(id);
-        ShadowEntity s;
-        s.weight = e.weight;
-        s.slice = e.slice;
-        s.vruntime = trace::to_exact(e.vruntime);
-        s.deadline = trace::to_exact(e.deadline);
+        entity_.weight = e.weight;
+        entity_.slice = e.slice;
+        read_into(entity_.vruntime, e.vruntime);
+        read_into(entity_.deadline, e.deadline);
         // As the runqueue's observer reports it: the difference taken in the arithmetic.
-        s.vlag =
-            trace::to_exact(e.status == Status::Sleeping ? e.vlag : rq.avg_vruntime() - e.vruntime);
-        s.status = e.status;
-        return s;
+        read_into(entity_.vlag,
+                  e.status == Status::Sleeping ? e.vlag : rq.avg_vruntime() - e.vruntime);
+        entity_.status = e.status;
       },
       rq_);
+  return entity_;
 }
 
-Exact Shadow::V() const {
-  return std::visit([](const auto& rq) { return trace::to_exact(rq.avg_vruntime()); }, rq_);
+const Exact& Shadow::V() const {
+  std::visit([&](const auto& rq) { read_into(V_, rq.avg_vruntime()); }, rq_);
+  return V_;
 }
 
 int64_t Shadow::W() const {

@@ -44,8 +44,11 @@ class Shadow {
   bool attach(EntityId id, int64_t weight, int64_t slice, bool custom_slice, const Exact& vlag);
 
   bool has(EntityId id) const;
-  ShadowEntity entity(EntityId id) const;
-  Exact V() const;
+  /// Entity `id` as the trace would report it. The numbers are read into storage the shadow
+  /// keeps (no allocation per event): valid until the next call.
+  const ShadowEntity& entity(EntityId id) const;
+  /// V, likewise valid until the next call.
+  const Exact& V() const;
   int64_t W() const;
   std::optional<EntityId> curr() const;
   std::optional<EntityId> next_buddy() const;
@@ -59,6 +62,8 @@ class Shadow {
 
  private:
   std::variant<reference::Runqueue, optimized::Runqueue> rq_;
+  mutable ShadowEntity entity_;  // entity()'s answer
+  mutable Exact V_;              // V()'s
   int64_t until_audit_ = kAuditPeriod;
 };
 

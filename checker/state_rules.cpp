@@ -71,7 +71,7 @@ std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow&
       e.entity() && shadow.has(id) && (!about_running(e.kind) || shadow.curr() == e.entity());
   const trace::EntityFields& s = e.state;
   if (about) {
-    const ShadowEntity r = shadow.entity(id);
+    const ShadowEntity& r = shadow.entity(id);
     if (s.weight && *s.weight != r.weight) return mismatch("w", ex(*s.weight), ex(r.weight));
     if (s.slice && *s.slice != r.slice) return mismatch("r", ex(*s.slice), ex(r.slice));
     if (s.vruntime && *s.vruntime != r.vruntime) return mismatch("v", *s.vruntime, r.vruntime);
@@ -151,9 +151,17 @@ void StateRules::finish() {
 void StateRules::deadline(const ViewEntity& v, const View& view) {
   if (v.status != Status::Queued || !v.request) return;
   out_.checked(ids::kInvDeadline);
+  // The integer form decides; every kAuditPeriod-th of its verdicts the exact rule confirms.
+  const bool by_range = deadline_ranges_.holds(v, view);
+  if (by_range && ++deadlines_by_range_ % View::kAuditPeriod != 0) return;
   const Exact rest = rules::remaining_request(v);
   const Exact slack = rounding_.deadline_slack(view, v);
   if (rules::deadline_holds(rest, *v.request, slack)) return;
+  if (by_range)
+    throw CheckerBug(
+        fmt::format("{}'s integer form holds for {} where the rule does not: "
+                    "remaining request {} ns, request {}, slack {}",
+                    ids::kInvDeadline, entity_label(v), str(rest), str(*v.request), str(slack)));
   out_.violate(
       ids::kInvDeadline,
       fmt::format("{} remaining request {} ns not in (0, {}]{}", entity_label(v), str(rest),

@@ -5,14 +5,7 @@
 #include "checker/checker_bug.h"
 
 namespace vlag::checker {
-namespace {
-
-std::optional<int64_t> small(const Exact& x) {
-  if (x.get_den() != 1 || !x.get_num().fits_slong_p()) return std::nullopt;
-  return x.get_num().get_si();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Exact exact_of(__int128 x) {
   const bool negative = x < 0;
@@ -71,7 +64,7 @@ void View::account(const ViewEntity& e, int sign) {
   if (!in_queue(e)) return;
   W_ += sign * e.weight;
   queued_ += sign;
-  if (const auto v = small(e.vruntime)) {
+  if (const auto v = as_s64(e.vruntime)) {
     small_sum_ += sign * static_cast<__int128>(*v) * e.weight;
   } else {
     const Exact wv = e.vruntime * static_cast<long>(e.weight);

@@ -49,6 +49,11 @@ using ViewEntities = boost::container::flat_map<EntityId, ViewEntity>;
 
 /// An exact number from a 128-bit integer (the view's sums).
 Exact exact_of(__int128 x);
+/// x as an s64, when it is an integer of 64 bits.
+inline std::optional<int64_t> as_s64(const Exact& x) {
+  if (x.get_den() != 1 || !x.get_num().fits_slong_p()) return std::nullopt;
+  return x.get_num().get_si();
+}
 
 class View {
  public:

@@ -30,7 +30,7 @@ void new_request(ViewEntity& v, const Exact& request) {
 
 void ViewUpdate::refresh_from_shadow(ViewEntity& v, const Shadow* shadow) {
   if (!shadow || !shadow->has(v.id)) return;
-  const ShadowEntity s = shadow->entity(v.id);
+  const ShadowEntity& s = shadow->entity(v.id);
   v.weight = s.weight;
   v.slice = s.slice;
   v.vruntime = s.vruntime;
