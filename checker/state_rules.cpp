@@ -226,9 +226,30 @@ void StateRules::saved_lag(const ViewEntity& v, bool from_delayed, const View& v
                promised(ids::kInvLagClamp, params_.preset, {.only_delay_zero = c.within_limit}));
 }
 
+// INV-S64-MARGIN in integers where every queued vruntime is an s64: with key_max = v_max − v_min,
+// key_max·W within s64 bounds every key, key·w and key·W, and Σ key·w = Σ w·v − v_min·W. Counts
+// the check when it decides (it holds), else leaves both to the exact walk.
+bool StateRules::s64_margins_hold(const View& view) {
+  const std::optional<__int128> wv = view.small_weighted_vruntimes();
+  if (!wv || view.queued() == 0) return false;
+  int64_t vmin = INT64_MAX, vmax = INT64_MIN;
+  for (const auto& [id, v] : view.entities()) {
+    if (!in_queue(v)) continue;
+    const int64_t x = *as_s64(v.vruntime);
+    vmin = std::min(vmin, x);
+    vmax = std::max(vmax, x);
+  }
+  const __int128 key_max = static_cast<__int128>(vmax) - vmin;
+  const __int128 sum = *wv - static_cast<__int128>(vmin) * view.W();
+  if (key_max * view.W() > kS64Max || sum > kS64Max) return false;
+  out_.checked(ids::kInvS64Margin);
+  return true;
+}
+
 // The products and sums Linux keeps in s64 (SPEC.md §7) — key_i·w_i, their sum, and key_i·W in
 // the eligibility test, with key_i = ⌊v_i − v_min⌋ — fit in 64 bits.
 void StateRules::s64_margins(const View& view) {
+  if (s64_margins_hold(view)) return;
   const auto& all = view.entities();
   std::optional<Exact> vmin;
   for (const auto& [id, v] : all)

@@ -49,6 +49,8 @@ class StateRules {
   void audit(const View& view) const;
 
  private:
+  bool s64_margins_hold(const View& view);
+
   const Params& params_;
   Rounding rounding_;
   DeadlineRanges deadline_ranges_;
