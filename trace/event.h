@@ -144,6 +144,9 @@ void set_op_arguments(Event& e, const Op& op);
 std::string exact_text(const Exact& x);
 /// Parses exact_text's form; nullopt when text is not such a number.
 std::optional<Exact> parse_exact(std::string_view text);
+/// The whole of `text` as an s64 written in decimal with an optional '-': false when it is not
+/// one, or does not fit.
+bool parse_s64(std::string_view text, int64_t& into);
 /// parse_exact into `into`'s storage; false (into unspecified) when text is not such a number.
 bool parse_exact_into(std::string_view text, Exact& into);
 

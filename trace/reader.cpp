@@ -1,6 +1,7 @@
 #include "trace/reader.h"
 
-#include <charconv>
+#include <algorithm>
+#include <cstring>
 
 #include "spec/cfs_policy.h"
 #include "spec/weights.h"
@@ -73,11 +74,12 @@ class FieldReader {
 
   int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
     const std::string_view tok = trim(v_.raw_json_token());
-    if (!integer_token(tok)) bad(Fault::Malformed, "expected an integer, got " + std::string(tok));
     int64_t x = 0;
-    const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), x);
-    if (ec != std::errc() || end != tok.data() + tok.size())
+    if (!parse_s64(tok, x)) {
+      if (!integer_token(tok))
+        bad(Fault::Malformed, "expected an integer, got " + std::string(tok));
       bad(Fault::Range, "number " + std::string(tok) + " does not fit in 64 bits");
+    }
     if (x < lo || x > hi)
       bad(Fault::Range, "number " + std::to_string(x) + " outside [" + std::to_string(lo) + ", " +
                             std::to_string(hi) + "]");
@@ -86,6 +88,12 @@ class FieldReader {
 
   /// An exact number, read into the storage `into` already has.
   void exact(OptionalExact& into) {
+    // An integer of 64 bits, the most frequent exact number, without asking for its type.
+    const std::string_view raw = trim(v_.raw_json_token());
+    if (int64_t small = 0; parse_s64(raw, small)) {
+      into.emplace() = static_cast<long>(small);
+      return;
+    }
     od::json_type type;
     if (v_.type().get(type)) bad(Fault::Malformed, "unreadable value");
     if (type == od::json_type::string) {
@@ -130,13 +138,30 @@ class FieldReader {
   std::string_view key_;
 };
 
+// The key of a field as it stands in the line, when it has no escape to undo (every key a
+// producer writes): simdjson then has no string to copy.
+bool plain_key(simdjson::simdjson_result<od::field>& f, std::string_view& key) {
+  od::raw_json_string raw;
+  if (f.key().get(raw)) return false;
+  const char* begin = raw.raw();
+  for (const char* c = begin;; ++c) {
+    if (*c == '"') {
+      key = std::string_view(begin, static_cast<size_t>(c - begin));
+      return true;
+    }
+    if (*c == '\\' || *c == '\0') return false;
+  }
+}
+
 // Calls visit(key, reader of its value) for each field of a line's object.
 template <class Visit>
 void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
   for (auto f : obj) {
     std::string_view key;
     od::value v;
-    if (f.unescaped_key().get(key) || f.value().get(v))
+    if (!plain_key(f, key) && f.unescaped_key().get(key))
+      fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
+    if (f.value().get(v))
       fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
     FieldReader fr(r, v, key);
     visit(key, fr);
@@ -298,15 +323,45 @@ void Reader::fail(Fault f, std::string field, std::string what) const {
   fail_at(*this, f, std::move(field), std::move(what));
 }
 
-// The line goes straight into the padded buffer simdjson reads, its padding after it.
+// The next line of the input without its '\n', from a buffer filled a megabyte at a time.
+bool Reader::next_line(std::string_view& line) {
+  for (;;) {
+    const char* begin = buffer_.data() + begin_;
+    if (const void* nl = std::memchr(begin, '\n', end_ - begin_)) {
+      const size_t length = static_cast<const char*>(nl) - begin;
+      line = std::string_view(begin, length);
+      begin_ += length + 1;
+      return true;
+    }
+    if (eof_) {
+      if (begin_ == end_) return false;
+      line = std::string_view(begin, end_ - begin_);  // a last line without its newline
+      begin_ = end_;
+      return true;
+    }
+    // Keep the partial line, make room (a line longer than the buffer doubles it), read on.
+    std::memmove(buffer_.data(), begin, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+    if (buffer_.size() - end_ < kReadSize)
+      buffer_.resize(std::max(buffer_.size() * 2, end_ + kReadSize));
+    in_.read(buffer_.data() + end_, static_cast<std::streamsize>(buffer_.size() - end_));
+    end_ += static_cast<size_t>(in_.gcount());
+    if (!in_) eof_ = true;
+  }
+}
+
+// The line goes into the padded buffer simdjson reads, its padding after it.
 bool Reader::read_line() {
+  std::string_view line;
   do {
-    if (!std::getline(in_, padded_)) return false;
+    if (!next_line(line)) return false;
     ++line_;
-  } while (trim(padded_).empty());
-  const size_t length = padded_.size();
-  padded_.resize(length + simdjson::SIMDJSON_PADDING, ' ');
-  text_ = std::string_view(padded_.data(), length);
+  } while (trim(line).empty());
+  padded_.resize(line.size() + simdjson::SIMDJSON_PADDING, ' ');
+  std::memcpy(padded_.data(), line.data(), line.size());
+  std::memset(padded_.data() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
+  text_ = std::string_view(padded_.data(), line.size());
   return true;
 }
 

@@ -35,6 +35,7 @@ class Reader {
   bool next(Event& e);
 
  private:
+  bool next_line(std::string_view& line);
   bool read_line();
   [[noreturn]] void fail(Fault f, std::string field, std::string what) const;
   void parse_event(Event& e);
@@ -45,6 +46,10 @@ class Reader {
   Header header_;
   int64_t line_ = 0;
   int64_t last_t_ = 0;
+  static constexpr size_t kReadSize = size_t{1} << 20;
+  std::string buffer_ = std::string(kReadSize, '\0');  // the input, read ahead
+  size_t begin_ = 0, end_ = 0;                         // its unread part
+  bool eof_ = false;
   std::string padded_;     // the line, then simdjson's padding
   std::string_view text_;  // the line in padded_
   simdjson::ondemand::parser parser_;
