@@ -14,6 +14,7 @@
 #include "spec/error.h"
 #include "spec/properties.h"
 #include "tests/support/machine_helpers.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/trace_helpers.h"
 
 namespace vlag::checker {
@@ -24,9 +25,9 @@ namespace fs = std::filesystem;
 // Six schbench workers on two CPUs, woken onto the idle one and balanced: tasks migrate both
 // ways. The traces are written once, into a directory of their own.
 const fs::path& run_dir() {
+  static const testing::TempDir tmp;
   static const fs::path dir = [] {
-    const fs::path d = fs::temp_directory_path() / "vlag-checker-machine-run";
-    fs::remove_all(d);
+    const fs::path d = tmp.path();
     sim::SchbenchConfig c;
     c.workers = 6;
     sim::Schbench w(c);
@@ -46,12 +47,10 @@ std::vector<std::string> lines_of(const fs::path& p) {
   return testing::lines_of(text.str());
 }
 
-// The traces of the run with `edit` applied to one CPU's lines, in a directory of their own.
+// The traces of the run with `edit` applied to one CPU's lines, in the directory `into`.
 template <class Edit>
-fs::path edited_run(const std::string& name, int cpu, Edit&& edit) {
-  const fs::path d = fs::temp_directory_path() / ("vlag-checker-machine-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
+fs::path edited_run(const testing::TempDir& into, int cpu, Edit&& edit) {
+  const fs::path d = into.path();
   for (int k = 0; k < 2; ++k) {
     const std::string file = "cpu" + std::to_string(k) + ".jsonl";
     std::vector<std::string> lines = lines_of(run_dir() / file);
@@ -134,7 +133,8 @@ TEST(MachineCheck, ASimulatedRunWithMigrationsPasses) {
 TEST(MachineCheck, ALagChangedInTransitIsCaught) {
   int64_t attach_line = 0;
   std::string task;
-  const fs::path d = edited_run("lag", 0, [&](std::vector<std::string>& lines) {
+  const testing::TempDir tmp;
+  const fs::path d = edited_run(tmp, 0, [&](std::vector<std::string>& lines) {
     std::string& l = lines[line_with(lines, "\"ev\":\"detach\"")];
     task = field_of(l, "task");
     bump_vlag(l);
@@ -161,7 +161,8 @@ TEST(MachineCheck, ATaskOnTwoRunqueuesIsCaught) {
   const size_t created = line_with(cpu0, "\"ev\":\"new\"");
   const std::string task = field_of(cpu0[created], "task");
   ASSERT_EQ(time_of(cpu0[created]), 0);
-  const fs::path d = edited_run("two", 1, [&](std::vector<std::string>& lines) {
+  const testing::TempDir tmp;
+  const fs::path d = edited_run(tmp, 1, [&](std::vector<std::string>& lines) {
     ASSERT_EQ(time_of(lines[1]), 0);
     lines.insert(lines.begin() + 1, {"{\"t\":0,\"ev\":\"attach\",\"task\":" + task +
                                          ",\"weight\":1024,\"slice\":0,\"vlag\":0}",
@@ -186,7 +187,8 @@ TEST(MachineCheck, JobsGiveTheSameReport) {
   const auto planted = [](std::vector<std::string>& l) {
     bump_vlag(l[line_with(l, "\"ev\":\"detach\"")]);
   };
-  for (const fs::path& d : {run_dir(), edited_run("jobs-lag", 0, planted)}) {
+  const testing::TempDir tmp;
+  for (const fs::path& d : {run_dir(), edited_run(tmp, 0, planted)}) {
     const std::string one = all_of(check_dir(d, 1));
     EXPECT_EQ(all_of(check_dir(d, 2)), one) << d;
     EXPECT_EQ(all_of(check_dir(d, 8)), one) << d;
@@ -195,7 +197,8 @@ TEST(MachineCheck, JobsGiveTheSameReport) {
 
 // Of two faults in two traces, the one a single thread meets first is the one reported.
 TEST(MachineCheck, JobsReportTheFaultOneThreadMeetsFirst) {
-  const fs::path d = edited_run("faults", 1, [](std::vector<std::string>& lines) {
+  const testing::TempDir tmp;
+  const fs::path d = edited_run(tmp, 1, [](std::vector<std::string>& lines) {
     lines.insert(lines.begin() + static_cast<int64_t>(lines.size() / 2), "{\"t\":");  // late
   });
   {
@@ -227,9 +230,8 @@ TEST(MachineCheck, JobsReportTheFaultOneThreadMeetsFirst) {
 }
 
 TEST(MachineCheck, TwoTracesOfOneCpuAreBadInput) {
-  const fs::path d = fs::temp_directory_path() / "vlag-checker-machine-dup";
-  fs::remove_all(d);
-  fs::create_directories(d);
+  const testing::TempDir tmp;
+  const fs::path d = tmp.path();
   fs::copy_file(run_dir() / "cpu0.jsonl", d / "cpu0.jsonl");
   fs::copy_file(run_dir() / "cpu0.jsonl", d / "cpu0-again.jsonl");
   EXPECT_THROW(check_dir(d), trace::InputError);
