@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "checker/checker_bug.h"
 
 namespace vlag::checker {
@@ -35,13 +37,20 @@ View::Edit::~Edit() {
 }
 
 ViewEntity* View::find_mutable(EntityId id) {
-  auto it = entities_.find(id);
-  return it == entities_.end() ? nullptr : &it->second;
+  return const_cast<ViewEntity*>(std::as_const(*this).find(id));
 }
 
+// An event looks its entity up several times (validation, the view's update, the rules): the
+// last one found is tried first.
 const ViewEntity* View::find(EntityId id) const {
-  auto it = entities_.find(id);
-  return it == entities_.end() ? nullptr : &it->second;
+  if (last_found_ < entities_.size()) {
+    const auto it = entities_.nth(last_found_);
+    if (it->first == id) return &it->second;
+  }
+  const auto it = entities_.find(id);
+  if (it == entities_.end()) return nullptr;
+  last_found_ = entities_.index_of(it);
+  return &it->second;
 }
 
 const ViewEntity& View::insert(const ViewEntity& e) {

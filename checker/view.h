@@ -121,6 +121,7 @@ class View {
   void count_slice(int64_t slice, int64_t n);
 
   ViewEntities entities_;
+  mutable size_t last_found_ = 0;  // find()'s last hit, by position
   int64_t W_ = 0;
   int64_t queued_ = 0;
   __int128 small_sum_ = 0;  // Σ w·v over the queued entities whose v is an s64 integer

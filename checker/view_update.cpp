@@ -150,7 +150,8 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     case EventKind::Wakeup: {
       View::Edit v = view.edit(*se);
       const bool was_new = v->is_new;
-      const Exact d_before = v->deadline;
+      Exact& d_before = deadline_before_;
+      d_before = v->deadline;
       v->status = Status::Queued;
       v->is_new = false;
       refresh(*v);
@@ -200,7 +201,8 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     case EventKind::Yield: {
       if (!view.curr || !view.find(*view.curr)) return;
       View::Edit c = view.edit(*view.curr);
-      const Exact d_before = c->deadline;
+      Exact& d_before = deadline_before_;
+      d_before = c->deadline;
       refresh(*c);
       if (c->deadline == d_before) return;
       if (e.kind == EventKind::Yield && c->request) {
