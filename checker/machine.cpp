@@ -262,6 +262,8 @@ std::vector<std::vector<size_t>> group_runs(const std::vector<Source>& sources) 
   std::vector<std::vector<size_t>> runs;
   std::map<std::string, size_t> machine_of;            // run identity → its index in runs
   std::map<std::pair<size_t, int>, std::string> cpus;  // (run, cpu) → the trace that has it
+  // A lone trace is a run of its own, read only once (it may be a pipe).
+  if (sources.size() == 1) return {{0}};
   for (size_t i = 0; i < sources.size(); ++i) {
     auto in = sources[i].open();
     const trace::Reader reader(*in, sources[i].name);

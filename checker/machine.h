@@ -19,8 +19,9 @@ namespace vlag::checker {
 
 /// The sources grouped into runs, in the order of each run's first source: every trace on its
 /// own, except the traces whose headers name their CPU and agree on everything else, which are
-/// one machine's. Reads each header; throws trace::InputError for a bad one, or when two traces
-/// of one machine name the same CPU.
+/// one machine's. Reads each header of several (a lone source is not opened: it may be a pipe,
+/// read once); throws trace::InputError for a bad one, or when two traces of one machine name
+/// the same CPU.
 std::vector<std::vector<size_t>> group_runs(const std::vector<Source>& sources);
 
 /// Checks one run into `report` (files, events, stats, violations, problems and notes appended
