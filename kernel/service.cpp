@@ -129,17 +129,12 @@ class KernelServiceLayer::Impl {
     }
     if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns) {
       tl.stat_mode = true;
-      if (tl.known && e.pid == tl.current) {
-        tl.stat_pending += *e.runtime_ns;
-        // The tick calls update_curr(), which records this: more than a tick of run since the
-        // last record means the tick came late.
-        const int64_t late = *e.runtime_ns - r_.tick_ns;
-        if (late > 0)
-          for (const auto& [path, id] : chain_on(tl.current, e.cpu))
-            level(e.cpu, path).late_tick(id, static_cast<double>(late));
-      } else if (tl.known && e.pid == tl.revealed_pid) {
+      if (tl.known && e.pid == tl.current)
+        charge_running(e.cpu, *e.runtime_ns);
+      else if (tl.known && e.pid == tl.revealed_pid)
         tl.revealed_stat += *e.runtime_ns;
-      }
+      else
+        charge_remote(e.pid, e.cpu, *e.runtime_ns);
     }
     switch (e.kind) {
       case KernelEventKind::Switch:
@@ -518,6 +513,38 @@ class KernelServiceLayer::Impl {
                         w.revealed, w.blind, static_cast<double>(w.length_ns) / 1e6));
       }
     }
+  }
+
+  // --- the kernel's own accounting (sched_stat_runtime) -------------------------------------
+
+  // update_curr() charged the task running on c: what its run gives the checks at its next
+  // accounting. The tick calls update_curr(), so more than a tick of run since the last record
+  // means the tick came late.
+  void charge_running(int c, int64_t runtime) {
+    Timeline& tl = timeline(c);
+    tl.stat_pending += runtime;
+    const int64_t late = runtime - r_.tick_ns;
+    if (late > 0)
+      for (const auto& [path, id] : chain_on(tl.current, c))
+        level(c, path).late_tick(id, static_cast<double>(late));
+  }
+
+  // A record of a task that does not run on the recording CPU: another CPU read its runtime
+  // (task_sched_runtime() for /proc/PID/stat, getrusage, CPU timers, a group's exit) and
+  // charged it on the CPU where it runs. That share of the run is in no later record there, so
+  // it goes to that CPU's account of the run; a run already accounted (the CPUs' clocks put the
+  // read just after the switch) gets it on its cfs_rqs directly.
+  void charge_remote(int64_t pid, int recorded_on, int64_t runtime) {
+    const auto it = tasks_.find(pid);
+    if (it == tasks_.end() || it->second.cpu < 0 || it->second.cpu == recorded_on) return;
+    const TaskState& s = it->second;
+    const Timeline& there = timeline(s.cpu);
+    if (s.where == Where::Running && there.known && there.current == pid) {
+      if (there.stat_mode) charge_running(s.cpu, runtime);
+      return;
+    }
+    if (s.on_level && there.stat_mode)
+      for (const auto& [path, id] : chain(pid, s, s.cpu)) level(s.cpu, path).run(id, runtime);
   }
 
   // --- per-CPU time ----------------------------------------------------------------------

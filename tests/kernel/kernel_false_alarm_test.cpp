@@ -283,6 +283,39 @@ TEST(KernelFalseAlarm, ALateTickIsInconclusiveNotViolated) {
   EXPECT_FALSE(blind.ok());
 }
 
+// A read of a running task's runtime from another CPU (seen live: a shell's exit on CPU 1
+// charged a compiler running on CPU 0 3.6 ms) is recorded on the reading CPU, and the running
+// CPU's next record covers only the rest of the run. Credited to the CPU where the task runs,
+// the pair of hogs is held; dropped, B loses most of every turn and the pair is violated — so
+// the test can tell the two apart.
+TEST(KernelFalseAlarm, ARuntimeReadFromAnotherCpuIsCreditedWhereTheTaskRuns) {
+  const T C{"shell", 40};
+  const auto trace = [&](bool with_read) {
+    TraceText tt;
+    tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+    tt.wake(1, 1.0, kIdle, C, 1).sw(1, 1.0, kIdle, "R", C);
+    double t = 1.0;
+    for (int i = 0; i < 200; ++i, t += 0.004) {
+      const bool a_runs = i % 2 == 0;
+      const T& run = a_runs ? A : B;
+      if (!a_runs && with_read) tt.read_runtime(1, t + 0.0035, C, B, 3'500'000);
+      tt.runtime(0, t + 0.004, run, a_runs ? 4'000'000 : 500'000);
+      tt.sw(0, t + 0.004, run, "R", a_runs ? B : A);
+    }
+    tt.runtime(1, t, C, static_cast<int64_t>((t - 1.0) * 1e9));
+    return tt.text();
+  };
+  const auto o = snapshot_of(2, {{10, "/g"}, {11, "/g"}, {40, "/"}});
+  const KernelReport read = check_text(trace(true), o);
+  EXPECT_EQ(verdict(read, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Held);
+  EXPECT_EQ(verdict(read, "THM-LAG-BOUND-LINUX", "hog:11"), Verdict::Held);
+  EXPECT_EQ(verdict(read, "THM-SHARE", "hog:11"), Verdict::Held);
+  EXPECT_TRUE(read.ok());
+  const KernelReport dropped = check_text(trace(false), o);
+  EXPECT_EQ(verdict(dropped, "THM-SHARE", "hog:11"), Verdict::Violated);
+  EXPECT_FALSE(dropped.ok());
+}
+
 // A renice during the run: each weight has its phase.
 TEST(KernelFalseAlarm, ReniceShowsEachWeightPhase) {
   const T A5{"hog", 10, 125};
