@@ -358,18 +358,22 @@ class KernelServiceLayer::Impl {
         first = false;
       }
       if (it == tasks_.end() || !it->second.seen) {
-        // Not in the trace yet: asleep since it began where its CPU is recorded; on a CPU
-        // that is not, anything, unless a snapshot saw it asleep and what its group left there.
+        // Not in the trace yet. Seen asleep by a snapshot on a recorded CPU: asleep since
+        // the trace began (waking would have named it). Seen runnable: it may have been
+        // waiting all along, queued behind others, which no event records, and on another CPU
+        // than the snapshot's (a migration between the snapshot and the trace's start), so
+        // its whole load may be elsewhere. On a CPU that is not recorded, or unknown to any
+        // snapshot: anything.
         const auto snap = o_.snapshot_tasks.find(pid);
-        if (snap == o_.snapshot_tasks.end()) {
+        if (snap == o_.snapshot_tasks.end() || snap->second.state == 'R') {
           unseen = std::numeric_limits<double>::infinity();
+          if (snap != o_.snapshot_tasks.end()) sample_ok = false;
         } else if (snap->second.cpu != cpu) {
           const int x = snap->second.cpu;
           if (static_cast<size_t>(x) < cpus_.size() && cpus_[x].recorded)
             unseen += residue_after(w, t - r_.first_ns);
           else
             unseen = std::numeric_limits<double>::infinity();
-          if (snap->second.state == 'R') sample_ok = false;
         }
         continue;
       }

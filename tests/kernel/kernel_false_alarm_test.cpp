@@ -316,6 +316,37 @@ TEST(KernelFalseAlarm, ARuntimeReadFromAnotherCpuIsCreditedWhereTheTaskRuns) {
   EXPECT_FALSE(dropped.ok());
 }
 
+// A snapshot names a runnable task of /g1 on CPU 0 that the trace never shows until it is
+// pulled from CPU 1 (seen live: it waited there behind pinned hogs, which no event records, and
+// had moved between the snapshot and the trace's start). Until then /g1's load is split and its
+// entity on CPU 0 weighs half its shares, so Y's /g2 gets two thirds of CPU 0 — correct, and no
+// violation of a 1024 : 1024 pair. Seen asleep by the snapshot instead, the task is asleep
+// since the trace began, the weights are exact, and the same split is a violation.
+TEST(KernelFalseAlarm, ARunnableTaskTheTraceHasNotNamedMayWaitOnAnyCpu) {
+  const T X{"cc1plus", 20}, Y{"ld", 21}, Z{"cc1plus", 22}, H{"hog", 23};
+  TraceText tt;
+  tt.wake(0, 1.0, kIdle, X, 0).wake(0, 1.0, kIdle, Y, 0).sw(0, 1.0, kIdle, "R", Y);
+  tt.wake(1, 1.0, kIdle, H, 1).sw(1, 1.0, kIdle, "R", H);
+  double t = 1.0;
+  for (int i = 0; i < 50; ++i, t += 0.012)  // Y 8 ms, X 4 ms
+    tt.sw(0, t + 0.008, Y, "R", X).sw(0, t + 0.012, X, "R", Y);
+  tt.migrate(0, t, Y, Z, 1, 0);
+  const auto check = [&](char state) {
+    auto o = snapshot_of(2, {{20, "/g1"}, {21, "/g2"}, {22, "/g1"}, {23, "/"}});
+    o.groups["/g1"].shares = Range::exact(1024);
+    o.groups["/g2"].shares = Range::exact(1024);
+    o.snapshot_tasks[22] = {0, state};
+    return check_text(tt.text(), o);
+  };
+  const KernelReport runnable = check('R');
+  EXPECT_NE(verdict(runnable, "THM-SHARE", "group /g1 on cpu0"), Verdict::Violated);
+  EXPECT_NE(verdict(runnable, "THM-LAG-BOUND-LINUX", "group /g2 on cpu0"), Verdict::Violated);
+  EXPECT_TRUE(runnable.ok());
+  const KernelReport asleep = check('S');
+  EXPECT_EQ(verdict(asleep, "THM-SHARE", "group /g1 on cpu0"), Verdict::Violated);
+  EXPECT_FALSE(asleep.ok());
+}
+
 // A renice during the run: each weight has its phase.
 TEST(KernelFalseAlarm, ReniceShowsEachWeightPhase) {
   const T A5{"hog", 10, 125};
