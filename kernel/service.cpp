@@ -79,11 +79,19 @@ struct Timeline {
   bool stat_mode = false;
   int64_t stat_pending = 0;   // of the running task, not yet accounted
   int64_t revealed_stat = 0;  // of the revealed task, during an unrecorded window
+  // The CPU's last event was a record of its running task, at this time.
+  bool last_was_own_stat = false;
+  int64_t last_stat_ns = 0;
 };
 
 // A wakeup this soon after the migration of the same task is its end (try_to_wake_up moves the
 // task, then enqueues it and records the wakeup).
 constexpr int64_t kSameArrivalNs = 1'000'000;
+
+// Two records of the running task this close together with nothing between them are the tick's
+// update_curr() and the one schedule() makes when the tick asked for a pick: when no switch
+// follows, the pick chose the same task again, with a new request (SPEC.md §6.2).
+constexpr int64_t kRepickNs = 100'000;
 
 }  // namespace
 
@@ -129,9 +137,11 @@ class KernelServiceLayer::Impl {
     }
     if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns) {
       tl.stat_mode = true;
-      if (tl.known && e.pid == tl.current)
+      if (tl.known && e.pid == tl.current) {
         charge_running(e.cpu, *e.runtime_ns);
-      else if (tl.known && e.pid == tl.revealed_pid)
+        if (tl.last_was_own_stat && e.time_ns - tl.last_stat_ns <= kRepickNs)
+          repick(e.cpu, e.time_ns);
+      } else if (tl.known && e.pid == tl.revealed_pid)
         tl.revealed_stat += *e.runtime_ns;
       else
         charge_remote(e.pid, e.cpu, *e.runtime_ns);
@@ -155,6 +165,9 @@ class KernelServiceLayer::Impl {
       case KernelEventKind::StatRuntime:
         break;
     }
+    tl.last_was_own_stat =
+        e.kind == KernelEventKind::StatRuntime && tl.known && e.pid == tl.current && e.runtime_ns;
+    if (tl.last_was_own_stat) tl.last_stat_ns = e.time_ns;
   }
 
   void note_machine_cpus(int n) {
@@ -522,15 +535,14 @@ class KernelServiceLayer::Impl {
   // --- the kernel's own accounting (sched_stat_runtime) -------------------------------------
 
   // update_curr() charged the task running on c: what its run gives the checks at its next
-  // accounting. The tick calls update_curr(), so more than a tick of run since the last record
-  // means the tick came late.
-  void charge_running(int c, int64_t runtime) {
-    Timeline& tl = timeline(c);
-    tl.stat_pending += runtime;
-    const int64_t late = runtime - r_.tick_ns;
-    if (late > 0)
-      for (const auto& [path, id] : chain_on(tl.current, c))
-        level(c, path).late_tick(id, static_cast<double>(late));
+  // accounting.
+  void charge_running(int c, int64_t runtime) { timeline(c).stat_pending += runtime; }
+
+  // The task running on c was picked again at t: its run so far is accounted, and each of its
+  // entities starts a new request.
+  void repick(int c, int64_t t) {
+    advance(c, t);
+    for (const auto& [path, id] : chain_on(timeline(c).current, c)) level(c, path).repicked(id);
   }
 
   // A record of a task that does not run on the recording CPU: another CPU read its runtime
@@ -548,7 +560,7 @@ class KernelServiceLayer::Impl {
       return;
     }
     if (s.on_level && there.stat_mode)
-      for (const auto& [path, id] : chain(pid, s, s.cpu)) level(s.cpu, path).run(id, runtime);
+      for (const auto& [path, id] : chain(pid, s, s.cpu)) level(s.cpu, path).run(id, runtime, true);
   }
 
   // --- per-CPU time ----------------------------------------------------------------------
@@ -570,7 +582,8 @@ class KernelServiceLayer::Impl {
     if (!s.on_level || s.cpu != c || s.where != Where::Running) return;
     const int64_t served = tl.stat_mode ? tl.stat_pending : dt;
     tl.stat_pending = 0;
-    for (const auto& [path, id] : chain(tl.current, s, c)) level(c, path).run(id, served);
+    for (const auto& [path, id] : chain(tl.current, s, c))
+      level(c, path).run(id, served, tl.stat_mode);
     for (std::string p = s.path; p != "/"; p = parent_of(p))
       level(c, parent_of(p)).drift(group_info(p, c, t), t, 0);
   }
@@ -641,7 +654,7 @@ class KernelServiceLayer::Impl {
     x->move_to(c, to);
     pick_chain(c, chain_on(revealed, c), out, sure_from, line, from);
     for (const auto& [path, id] : chain_on(revealed, c)) {
-      level(c, path).run(id, revealed_served);
+      level(c, path).run(id, revealed_served, exact);
       if (!exact) level(c, path).uncertain(id, static_cast<double>(sure_from - from), why);
     }
   }

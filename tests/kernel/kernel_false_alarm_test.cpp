@@ -347,6 +347,41 @@ TEST(KernelFalseAlarm, ARunnableTaskTheTraceHasNotNamedMayWaitOnAnyCpu) {
   EXPECT_FALSE(asleep.ok());
 }
 
+// A run that goes on past its request plus a tick while the tick comes on time (seen live:
+// preempt=none, where a task in the kernel runs on until it returns to user space): the tick's
+// records show the CPU ticking, and without the record of a pick right after one of them (the
+// update_curr() of schedule()) no pick happened, so the run is an overrun of the pick rule's
+// reach and the pair is inconclusive. With those records, A was picked again at every tick while
+// B waited: the kernel chose A over B, and the pair is violated.
+TEST(KernelFalseAlarm, ARunPastItsRequestIsAnOverrunUnlessThePickChoseItAgain) {
+  const auto trace = [](bool repicked) {
+    TraceText tt;
+    tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+    double t = 1.0;
+    const auto turn = [&](const T& run, const T& next, int ticks) {
+      for (int k = 1; k < ticks; ++k) {
+        tt.runtime(0, t + 0.004 * k, run, 4'000'000 - (k > 1 && repicked ? 20'000 : 0));
+        if (repicked) tt.runtime(0, t + 0.004 * k + 0.00002, run, 20'000);
+      }
+      tt.runtime(0, t + 0.004 * ticks, run, 4'000'000 - (ticks > 1 && repicked ? 20'000 : 0));
+      tt.sw(0, t + 0.004 * ticks, run, "R", next);
+      t += 0.004 * ticks;
+    };
+    for (int i = 0; i < 50; ++i) turn(i % 2 ? B : A, i % 2 ? A : B, 1);
+    turn(A, B, 6);  // A 24 ms: B waits
+    for (int i = 0; i < 50; ++i) turn(i % 2 ? A : B, i % 2 ? B : A, 1);
+    return tt.text();
+  };
+  const auto o = snapshot_of(1, {{10, "/g"}, {11, "/g"}});
+  const KernelReport overrun = check_text(trace(false), o);
+  EXPECT_EQ(verdict(overrun, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Inconclusive);
+  EXPECT_GE(reason_count(overrun.checks.at("THM-LAG-BOUND-LINUX"), Reason::LateTick), 1);
+  EXPECT_TRUE(overrun.ok());
+  const KernelReport picked = check_text(trace(true), o);
+  EXPECT_EQ(verdict(picked, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Violated);
+  EXPECT_FALSE(picked.ok());
+}
+
 // A renice during the run: each weight has its phase.
 TEST(KernelFalseAlarm, ReniceShowsEachWeightPhase) {
   const T A5{"hog", 10, 125};
