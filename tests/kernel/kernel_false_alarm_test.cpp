@@ -261,7 +261,7 @@ TEST(KernelFalseAlarm, AnIdealRestingOnAnUnknownWeightIsNoFigure) {
 TEST(KernelFalseAlarm, ALateTickIsInconclusiveNotViolated) {
   const auto trace = [](bool stat) {
     TraceText tt;
-    tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+    tt.start_pair(0, 1.0, A, B);
     double t = 1.0;
     const auto turn = [&](const T& run, const T& next, double len) {
       if (stat) tt.runtime(0, t + len, run, static_cast<int64_t>(len * 1e9 + 0.5));
@@ -356,7 +356,7 @@ TEST(KernelFalseAlarm, ARunnableTaskTheTraceHasNotNamedMayWaitOnAnyCpu) {
 TEST(KernelFalseAlarm, ARunPastItsRequestIsAnOverrunUnlessThePickChoseItAgain) {
   const auto trace = [](bool repicked) {
     TraceText tt;
-    tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+    tt.start_pair(0, 1.0, A, B);
     double t = 1.0;
     const auto turn = [&](const T& run, const T& next, int ticks) {
       for (int k = 1; k < ticks; ++k) {

@@ -56,6 +56,10 @@ class TraceText {
                 fmt::format("sched:sched_stat_runtime: comm={} pid={} runtime={} [ns]", who.comm,
                             who.pid, ns));
   }
+  /// a and b woken onto `cpu` at t, from idle, and a picked.
+  TraceText& start_pair(int cpu, double t, const T& a, const T& b) {
+    return wake(cpu, t, kIdle, a, cpu).wake(cpu, t, kIdle, b, cpu).sw(cpu, t, kIdle, "R", a);
+  }
   /// a and b, both runnable (state R), take turns on `cpu` from `from` to `to`, `period` each,
   /// a first: a steady pair of hogs. An even count of turns ends with a running.
   TraceText& alternate(int cpu, double from, double to, double period, const T& a, const T& b) {
