@@ -112,6 +112,7 @@ class KernelServiceLayer::Impl {
       r_.first_ns = e.time_ns;
     }
     r_.last_ns = std::max(r_.last_ns, e.time_ns);
+    last_line_ = std::max(last_line_, e.line);
     note_cpu(e.cpu);
     for (const auto& c : {e.target_cpu, e.orig_cpu, e.dest_cpu})
       if (c) note_cpu(*c);
@@ -140,7 +141,7 @@ class KernelServiceLayer::Impl {
       if (tl.known && e.pid == tl.current) {
         charge_running(e.cpu, *e.runtime_ns);
         if (tl.last_was_own_stat && e.time_ns - tl.last_stat_ns <= kRepickNs)
-          repick(e.cpu, e.time_ns);
+          repick(e.cpu, e.time_ns, e.line);
       } else if (tl.known && e.pid == tl.revealed_pid)
         tl.revealed_stat += *e.runtime_ns;
       else
@@ -178,8 +179,9 @@ class KernelServiceLayer::Impl {
   }
 
   KernelReport finish() {
-    for (size_t c = 0; c < cpus_.size(); ++c) advance(static_cast<int>(c), r_.last_ns);
-    for (auto& [key, level] : levels_) level->finish(r_.last_ns, 0);
+    // What is still open is judged at the trace's last line.
+    for (size_t c = 0; c < cpus_.size(); ++c) advance(static_cast<int>(c), r_.last_ns, last_line_);
+    for (auto& [key, level] : levels_) level->finish(r_.last_ns, last_line_);
     r_.machine_cpus = o_.machine_cpus.value_or(max_cpu_ + 1);
     r_.machine_cpus_source = !o_.machine_cpus          ? "the CPUs the trace names"
                              : machine_source_.empty() ? "the snapshot's cpu# sections"
@@ -540,8 +542,8 @@ class KernelServiceLayer::Impl {
 
   // The task running on c was picked again at t: its run so far is accounted, and each of its
   // entities starts a new request.
-  void repick(int c, int64_t t) {
-    advance(c, t);
+  void repick(int c, int64_t t, int line) {
+    advance(c, t, line);
     for (const auto& [path, id] : chain_on(timeline(c).current, c)) level(c, path).repicked(id);
   }
 
@@ -565,8 +567,9 @@ class KernelServiceLayer::Impl {
 
   // --- per-CPU time ----------------------------------------------------------------------
 
-  // Accounts [accounted_to, t) on CPU c to the task running there.
-  void advance(int c, int64_t t) {
+  // Accounts [accounted_to, t) on CPU c to the task running there (at `line`, which a finding
+  // of a group entity whose weight moved meanwhile names).
+  void advance(int c, int64_t t, int line) {
     Timeline& tl = timeline(c);
     const int64_t dt = t - tl.accounted_to;
     tl.accounted_to = std::max(tl.accounted_to, t);
@@ -585,7 +588,7 @@ class KernelServiceLayer::Impl {
     for (const auto& [path, id] : chain(tl.current, s, c))
       level(c, path).run(id, served, tl.stat_mode);
     for (std::string p = s.path; p != "/"; p = parent_of(p))
-      level(c, parent_of(p)).drift(group_info(p, c, t), t, 0);
+      level(c, parent_of(p)).drift(group_info(p, c, t), t, line);
   }
 
   using Chain = std::vector<std::pair<std::string, int64_t>>;
@@ -688,7 +691,7 @@ class KernelServiceLayer::Impl {
       unrecorded(c, tl.current, e.prev_pid, tl.since, t, e.line);
       windowed = true;
     } else if (tl.known) {
-      advance(c, t);
+      advance(c, t, e.line);
     } else if (first && e.prev_pid != 0 && (!o_.only_cpu || *o_.only_cpu == c) &&
                task(e.prev_pid, e.prev_comm, e.prev_prio, t, e.line)) {
       // As perf sched latency and an independent count do, the time before a CPU's first
@@ -878,6 +881,7 @@ class KernelServiceLayer::Impl {
   KernelReport r_;
   VerdictBook book_;
   bool started_ = false;
+  int last_line_ = 0;  // the trace's last line so far: where what is still open is judged
   int max_cpu_ = 0;
   std::string machine_source_;
   // A deque: each CPU's runqueue trackers keep a pointer to its unrecorded time, which must

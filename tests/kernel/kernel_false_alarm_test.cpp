@@ -345,6 +345,10 @@ TEST(KernelFalseAlarm, ARunnableTaskTheTraceHasNotNamedMayWaitOnAnyCpu) {
   const KernelReport asleep = check('S');
   EXPECT_EQ(verdict(asleep, "THM-SHARE", "group /g1 on cpu0"), Verdict::Violated);
   EXPECT_FALSE(asleep.ok());
+  for (const auto& f : asleep.findings)  // judged when the group's weight moved: at that line
+    if (f.verdict == Verdict::Violated) {
+      EXPECT_GT(f.line, 0) << f.id << ": " << f.message;
+    }
 }
 
 // A run that goes on past its request plus a tick while the tick comes on time (seen live:
