@@ -173,6 +173,7 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
                uncertain_from ? Reasons(Reason::UnrecordedSwitch) : Reasons());
   m.running = true;
   m.sigma_at_pick = m.sigma;
+  m.run_ns = m.overrun_ns = 0;
   m.tau_seen = tau_;
   fluid_extremes(m);
   for (const auto& [other, window] : m.windows) {
@@ -190,6 +191,11 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   }
 }
 
+void CfsRqTrack::repicked(int64_t id) {
+  const auto it = members_.find(id);
+  if (it != members_.end() && it->second.running) it->second.run_ns = it->second.overrun_ns = 0;
+}
+
 void CfsRqTrack::stop(int64_t id, int64_t t) {
   const auto it = members_.find(id);
   if (it == members_.end() || !it->second.running) return;
@@ -200,7 +206,7 @@ void CfsRqTrack::stop(int64_t id, int64_t t) {
   start_wait(m, id, t, true, t, {}, false);
 }
 
-void CfsRqTrack::run(int64_t id, int64_t dt) {
+void CfsRqTrack::run(int64_t id, int64_t dt, bool kernel_accounted) {
   const auto it = members_.find(id);
   if (it == members_.end() || dt <= 0) return;
   Member& m = it->second;
@@ -210,6 +216,12 @@ void CfsRqTrack::run(int64_t id, int64_t dt) {
   tau_ += d;
   ++epoch_;
   m.fresh_new = false;
+  m.run_ns += d;
+  const double past = m.run_ns - m.info.slice.hi - static_cast<double>(ctx_->tick_ns);
+  if (kernel_accounted && past > m.overrun_ns) {
+    overrun(id, past - m.overrun_ns);
+    m.overrun_ns = past;
+  }
   if (m.fluid && w_fluid_ > 0) {
     v_ += d / w_fluid_;
     m.received += d;
@@ -223,9 +235,12 @@ void CfsRqTrack::run(int64_t id, int64_t dt) {
 }
 
 // The pick rule lets a running entity overrun its request until the next tick notices, at most
-// TICK; when the tick comes later (a stalled vCPU, interrupts held off), what it got past that
+// TICK. A run longer than its request plus a tick is beyond that rule: the tick came late (a
+// stalled vCPU, interrupts held off), the kernel could not preempt (preempt=none or voluntary:
+// a task in the kernel runs on until it returns to user space or reaches cond_resched()), or
+// the pick chose the same entity again (no switch is recorded then). What it got past that
 // widens the bounds of the pairs it is in and of the others' waits, with the reason.
-void CfsRqTrack::late_tick(int64_t id, double excess) {
+void CfsRqTrack::overrun(int64_t id, double excess) {
   if (members_.size() < 2 || !members_.count(id) || excess <= 0) return;
   uncertain(id, excess, Reason::LateTick);
   for (auto& [oid, o] : members_)

@@ -81,15 +81,16 @@ class CfsRqTrack {
   /// A fresh pick at t: its wait ends. With `uncertain_from`, the pick happened at an unknown
   /// moment in [uncertain_from, t] (a window whose switches were not recorded).
   void pick(int64_t id, int64_t t, int line, std::optional<int64_t> uncertain_from = {});
+  /// The running entity was picked again (no switch): its run starts a new request.
+  void repicked(int64_t id);
   /// Its run ends at t and it stays queued: preempted, its wait begins.
   void stop(int64_t id, int64_t t);
-  /// It ran dt ns, ending at t.
-  void run(int64_t id, int64_t dt);
+  /// It ran dt ns, ending at t. `kernel_accounted`: dt is the kernel's own accounting
+  /// (sched_stat_runtime), whose records show re-picks, so a run past its request plus a tick
+  /// is known to be one (SPEC.md §6.2); from timestamps alone it is taken to be none.
+  void run(int64_t id, int64_t dt, bool kernel_accounted);
   /// It may have run up to ns more than the trace shows (an unrecorded window).
   void uncertain(int64_t id, double ns, Reasons why);
-  /// The kernel's accounting of it came `excess` ns later than a tick after the last: the tick
-  /// was late, and it may have run that much past what the bounds allow (SPEC.md §6.2).
-  void late_tick(int64_t id, double excess);
   /// It left the queue at t (blocked, migrated, exited); a wait in progress ends unserved.
   void leave(int64_t id, int64_t t, int line);
   /// It left at an unknown moment since its last sighting; the trace noticed at t.
@@ -139,6 +140,8 @@ class CfsRqTrack {
     uint64_t new_epoch = 0;
     Range sigma;  // Σ δ/w since joining: service per unit weight
     Range sigma_at_pick;
+    double run_ns = 0;      // service since its pick
+    double overrun_ns = 0;  // of that, past its request plus a tick (widened already)
     std::optional<Wait> wait;
     double tau_seen = 0;  // the level's service at its last sighting
     // fluid figures
@@ -154,6 +157,7 @@ class CfsRqTrack {
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
   void open_windows(int64_t id, int64_t t);
   void close_windows(int64_t id, int64_t t, int line, bool without_run);
+  void overrun(int64_t id, double excess);
   void judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range xa_end,
                     Range xb_end);
   void start_wait(Member& m, int64_t id, int64_t t, bool known, int64_t from, Reasons why,
