@@ -83,7 +83,7 @@ TEST(KernelFalseAlarm, SecondWakeupEndsTheWaitItInterrupts) {
   EXPECT_EQ(r.checks.at("INV-NO-STARVATION").violated, 0);
   EXPECT_EQ(verdict(r, "INV-NO-STARVATION", "sleeper:30"), Verdict::Inconclusive);
   EXPECT_EQ(reason_count(r.checks.at("INV-NO-STARVATION"), Reason::LeftUnseen), 1);
-  EXPECT_EQ(r.tasks.at(30).delays_ns, (std::vector<int64_t>{1'000'000}));  // the second wait
+  EXPECT_EQ(r.tasks.at(30).delays, (DelayTotals{1, 1'000'000, 1'000'000, 1'000'000}));  // 2nd wait
 }
 
 // Class B: a sibling woken onto the other CPU while it was thought queued here (it ran and
@@ -109,7 +109,8 @@ TEST(KernelFalseAlarm, AMigratedTaskWaitsFromItsArrival) {
   tt.migrate(1, 1.2001, A, C, 0, 1).sw(1, 1.204, A, "R", C).sw(1, 1.208, C, "R", B);
   const KernelReport r =
       check_text(tt.text(), snapshot_of(2, {{10, "/g"}, {11, "/g"}, {12, "/g"}}));
-  EXPECT_EQ(r.tasks.at(12).delays_ns, (std::vector<int64_t>{3'900'000}));  // 1.2001 → 1.204
+  EXPECT_EQ(r.tasks.at(12).delays,
+            (DelayTotals{1, 3'900'000, 3'900'000, 3'900'000}));  // 1.2001 → 1.204
   EXPECT_EQ(verdict(r, "INV-NO-STARVATION", "hog:12"), Verdict::Held);
 }
 
