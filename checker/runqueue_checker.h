@@ -56,6 +56,7 @@ class RunqueueChecker {
   void apply_shadow(const trace::Event& e);
   void stop_shadow(std::string_view what);
   PickContext pick_context(const trace::Event& e, std::optional<EntityId> curr_before) const;
+  void audit() const;
   void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
                    int64_t W_before);
 
@@ -73,6 +74,8 @@ class RunqueueChecker {
   BuddyTracker buddy_;            // the next buddy, from the events alone
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
+  ViewEntity before_;             // consume(): the named entity before the event
+  Exact V_before_;                // consume(): V before a sleep, dequeue or reweight
   int64_t now_ = 0;
   int64_t index_ = 0;
   int64_t line_ = 0;

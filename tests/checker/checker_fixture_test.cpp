@@ -26,7 +26,8 @@ const Planted kPlanted[] = {
     {ids::kInvLagClamp, 8},     {ids::kInvS64Margin, 4}, {ids::kInvDelay, 4},
     {ids::kInvStep, 6},         {ids::kThmLagBound, 8},  {ids::kThmWakeupLatency, 8},
     {ids::kInvKernelSums, 17},  {ids::kInvProtStart, 8}, {ids::kInvProtExtent, 7},
-    {ids::kInvProtEnd, 9},      {ids::kInvNextBuddy, 6},
+    {ids::kInvProtEnd, 9},      {ids::kInvNextBuddy, 6}, {ids::kInvMigrateLag, 12},
+    {ids::kInvOneRunqueue, 8},
 };
 
 std::string run_z3(const std::string& path) {
