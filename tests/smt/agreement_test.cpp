@@ -1,6 +1,7 @@
 // The symbolic model of smt/ held against the reference step by step (smt/agreement.h): random
 // valid operation sequences on three tasks under every preset and feature combination, exact
-// and linux64, every field of the symbolic state compared, the kernel's rounding regressions,
+// and linux64, every field of the symbolic state compared (a fifth of the properties' cases,
+// one in three with a pick by the next buddy), the kernel's rounding regressions,
 // and a deliberately broken operation that the check must see.
 #include "smt/agreement.h"
 
@@ -8,10 +9,13 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <iostream>
+#include <sstream>
 
 #include "reference/runqueue.h"
 #include "spec/error.h"
 #include "tests/support/op_gen.h"
+#include "tests/support/property_scale.h"
 #include "tests/support/step_gen.h"
 
 namespace vlag::smt {
@@ -59,33 +63,50 @@ std::optional<Op> in_model(const Options& o, Op op) {
 // tasks created, then valid, state-rich steps (tests/support/step_gen.h) resolved on a
 // reference runqueue as they are generated, so that queues fill and drain, the next buddy and
 // the protection come and go; raw operations, invalid ones included, stay in the mix.
+// `buddy`: after the start a queued task other than curr sleeps and wakes again while curr runs
+// (not its first wakeup, so that under NEXT_BUDDY the decision makes it the buddy), then a pick.
 template <class Rq>
-std::vector<Op> model_ops(const Options& o) {
+std::vector<Op> model_ops(const Options& o, bool buddy) {
   std::vector<Op> ops;
   Rq rq(o.params);
+  const auto add = [&](const Op& raw) {
+    const auto op = in_model(o, raw);
+    if (!op) return;
+    ops.push_back(*op);
+    try {
+      rq.apply(*op);
+    } catch (const Error&) {
+    }
+  };
   for (TaskId i = 1; i <= static_cast<TaskId>(o.tasks); ++i) {
     ops.push_back(
         {OpKind::Create, i, *rc::gen::elementOf(o.weights), *rc::gen::elementOf(o.slices)});
     rq.apply(ops.back());
   }
   // Every task woken and one picked first, so that each case starts from a full queue with a
-  // running entity (protection, buddies and preemption need one), then 1-4 steps of any kind.
-  std::vector<testing::Step> steps(static_cast<size_t>(o.tasks),
-                                   testing::Step{testing::StepKind::Wake});
-  steps.push_back(testing::Step{testing::StepKind::Pick});
-  const auto tail = *rc::gen::container<std::vector<testing::Step>>(
-      *rc::gen::inRange<size_t>(1, 5), testing::gen_step(static_cast<int>(o.tasks)));
-  steps.insert(steps.end(), tail.begin(), tail.end());
-  for (const testing::Step& step : steps)
-    for (const Op& raw : testing::resolve(rq, step)) {
-      const auto op = in_model(o, raw);
-      if (!op) continue;
-      ops.push_back(*op);
-      try {
-        rq.apply(*op);
-      } catch (const Error&) {
-      }
+  // running entity (protection, buddies and preemption need one).
+  for (int i = 0; i < o.tasks; ++i)
+    for (const Op& op : testing::resolve(rq, testing::Step{testing::StepKind::Wake})) add(op);
+  add({OpKind::Pick});
+  if (buddy) {
+    std::vector<EntityId> others;
+    for (const auto& e : rq.entities())
+      if (e.status == Status::Queued && rq.curr() != e.id) others.push_back(e.id);
+    if (!others.empty()) {
+      const EntityId y = *rc::gen::elementOf(others);
+      add({OpKind::Run, 0, *rc::gen::inRange<int64_t>(1, o.params.tick_ns() + 1)});
+      add({OpKind::Dequeue, y, 0, 0, kDequeueSleep});
+      add({OpKind::Enqueue, y});
+      add({OpKind::WakeupPreempt, y});
+      add({OpKind::Pick});
     }
+  }
+  // Then steps of any kind: 1-2 in CI, more at a larger VLAG_PROPERTY_SCALE.
+  const auto tail = *rc::gen::container<std::vector<testing::Step>>(
+      *rc::gen::inRange<size_t>(1, 2 * static_cast<size_t>(testing::property_scale()) + 1),
+      testing::gen_step(static_cast<int>(o.tasks)));
+  for (const testing::Step& step : tail)
+    for (const Op& op : testing::resolve(rq, step)) add(op);
   return ops;
 }
 
@@ -119,46 +140,91 @@ Reached reached(const Options& o, const std::vector<Op>& ops) {
   return r;
 }
 
+// One case in three is a buddy case: NEXT_BUDDY and PICK_BUDDY on top of the flags drawn, and
+// the sleep and second wakeup of model_ops, so that picks by the next buddy are in every run.
+struct Flags {
+  std::string features;
+  bool buddy = false;
+};
+
+rc::Gen<Flags> gen_flags(const std::string& preset) {
+  return rc::gen::apply(
+      [](std::string features, bool buddy) {
+        if (buddy) features += (features.empty() ? "" : ",") + std::string("NEXT_BUDDY,PICK_BUDDY");
+        return Flags{std::move(features), buddy};
+      },
+      testing::gen_features(preset), rc::gen::weightedElement<bool>({{2, false}, {1, true}}));
+}
+
 // The classification of the mix.
 template <class Rq>
-void classify(const Options& o, const std::vector<Op>& ops, const std::string& features) {
+void classify(const Options& o, const std::vector<Op>& ops, const Flags& flags) {
   const Reached r = reached<Rq>(o, ops);
-  RC_TAG(features.empty() ? "preset's own flags" : "flags flipped");
+  RC_TAG(flags.buddy              ? "buddy case"
+         : flags.features.empty() ? "preset's own flags"
+                                  : "flags flipped");
   RC_CLASSIFY(r.buddy, "a next buddy set");
   RC_CLASSIFY(r.by_buddy, "a pick by the next buddy");
   RC_CLASSIFY(r.prot, "a protection window");
   RC_CLASSIFY(r.delayed, "a delayed entity");
 }
 
+// The agreement's share of the properties' budget: a solve per operation makes its cases a
+// hundred times dearer than the other properties', so it runs a fifth of their max_success
+// (RC_PARAMS, RC_CASES in scripts/test), at least one; the seed, shrinking and reproduction are
+// rapidcheck's as for RC_GTEST_PROP.
+constexpr int kCaseShare = 5;
+
+template <class Property>
+void check_share(Property&& property) {
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = std::max(1, params.maxSuccess / kCaseShare);
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  rc::detail::TestMetadata metadata;
+  metadata.id = std::string(test->test_suite_name()) + "/" + test->name();
+  metadata.description = test->name();
+  const auto result = rc::detail::checkTestable(std::forward<Property>(property), metadata, params);
+  std::ostringstream message;
+  rc::detail::printResultMessage(result, message);
+  if (result.template is<rc::detail::SuccessResult>())
+    std::cout << message.str() << std::endl;
+  else
+    FAIL() << message.str();
+}
+
+// One case of the agreement on three tasks under `preset` with any feature flags: the weights
+// given, slices {base, 0.3 ms, 3 ms}.
+template <class Rq>
+void agreement_case(const std::string& preset, Arith arith, std::vector<int64_t> weights) {
+  const Flags flags = *gen_flags(preset);
+  Options o = model_options(preset, 3, flags.features);
+  o.arith = arith;
+  o.weights = std::move(weights);
+  o.slices = {0, 300'000, 3'000'000};
+  const std::vector<Op> ops = model_ops<Rq>(o, flags.buddy);
+  classify<Rq>(o, ops, flags);
+  const auto d = disagreement(o, ops);
+  if (d) RC_FAIL(preset + " [" + flags.features + "]: " + *d + " in " + listing(ops));
+}
+
 // Every field of the symbolic state (SPEC.md §2: the entities, curr, the protection, the next
 // buddy, V_∅ and the ghost clock) against the reference, after every operation: three tasks,
 // any preset with any feature flags on or off.
-RC_GTEST_PROP(ProveProperties, SymbolicStepAgreesWithReference, ()) {
-  const std::string preset = *rc::gen::elementOf(testing::all_presets());
-  const std::string features = *testing::gen_features(preset);
-  Options o = model_options(preset, 3, features);
-  o.weights = {1024, 3121, 335};
-  o.slices = {0, 300'000, 3'000'000};
-  const std::vector<Op> ops = model_ops<reference::Runqueue>(o);
-  classify<reference::Runqueue>(o, ops, features);
-  const auto d = disagreement(o, ops);
-  if (d) RC_FAIL(preset + " [" + features + "]: " + *d + " in " + listing(ops));
+TEST(ProveProperties, SymbolicStepAgreesWithReference) {
+  check_share([] {
+    agreement_case<reference::Runqueue>(*rc::gen::elementOf(testing::all_presets()), Arith::Exact,
+                                        {1024, 3121, 335});
+  });
 }
 
 // The linux64 encoding against reference::LinuxRunqueue: the kernel's fixed point, floors and
 // truncations, step for step, under each Linux preset with any feature flags (paper presets
 // are exact-only).
-RC_GTEST_PROP(ProveProperties, Linux64StepAgreesWithLinuxReference, ()) {
-  const std::string preset = *rc::gen::elementOf(presets_of(PresetFamily::Linux));
-  const std::string features = *testing::gen_features(preset);
-  Options o = model_options(preset, 3, features);
-  o.arith = Arith::Linux64;
-  o.weights = {1024, 3121, 335, 15};
-  o.slices = {0, 300'000, 3'000'000};
-  const std::vector<Op> ops = model_ops<reference::LinuxRunqueue>(o);
-  classify<reference::LinuxRunqueue>(o, ops, features);
-  const auto d = disagreement(o, ops);
-  if (d) RC_FAIL(preset + " [" + features + "]: " + *d + " in " + listing(ops));
+TEST(ProveProperties, Linux64StepAgreesWithLinuxReference) {
+  check_share([] {
+    agreement_case<reference::LinuxRunqueue>(*rc::gen::elementOf(presets_of(PresetFamily::Linux)),
+                                             Arith::Linux64, {1024, 3121, 335, 15});
+  });
 }
 
 // Regressions of the linux64 agreement. calc_delta_fair takes inv_weight from
