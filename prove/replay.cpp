@@ -39,6 +39,7 @@ std::string lag_figure(const Runqueue& rq, bool linux) {
 
 Replay replay(const Options& o, const std::vector<Op>& ops, bool steady) {
   Runqueue rq(o.params);
+  reference::History history;  // the judge's own record of the operations (INV-NEXT-BUDDY)
   Replay out;
   for (size_t k = 0; k < ops.size(); ++k) {
     const Runqueue before = rq;
@@ -49,8 +50,9 @@ Replay replay(const Options& o, const std::vector<Op>& ops, bool steady) {
     } else if (o.invariant == ids::kThmLagBoundLinux) {
       if (steady && ops[k].kind == OpKind::Run) found = reference::check_linux_lag_bound(rq);
     } else {
-      found = reference::check_step(before, ops[k], rq);
+      found = reference::check_step(before, ops[k], rq, &history);
     }
+    history.saw(ops[k]);
     for (const auto& v : found) {
       if (v.id != o.invariant) continue;
       out.step = static_cast<int>(k);

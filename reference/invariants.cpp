@@ -155,10 +155,11 @@ void check_pick_keeps_protected(const Runqueue& before, const Runqueue& after,
 }
 
 // INV-NEXT-BUDDY: the runqueue's next buddy after the step against the one rules/buddy.h derives
-// from the buddy before it (judged at the step that led to it); a buddy is a queued entity other
-// than curr; under PICK_BUDDY an eligible buddy is the pick.
+// from the buddy before it (judged at the step that led to it), whether the last enqueue was a
+// new task's first taken from the judge's own History, not the runqueue's flag; a buddy is a
+// queued entity other than curr; under PICK_BUDDY an eligible buddy is the pick.
 void check_buddy(const Runqueue& before, const Op& op, const Runqueue& after,
-                 std::vector<Violation>& out) {
+                 const History* history, std::vector<Violation>& out) {
   const Preset& p = after.params().preset;
   const rules::Buddy was = before.next_buddy(), got = after.next_buddy();
   const auto name = [](const rules::Buddy& b) { return b ? std::to_string(*b) : "none"; };
@@ -166,10 +167,12 @@ void check_buddy(const Runqueue& before, const Op& op, const Runqueue& after,
       (!after.has(*got) || after.entity(*got).status != Status::Queued || after.curr() == got))
     add(out, ids::kInvNextBuddy,
         "next buddy " + name(got) + " is not a queued entity other than curr");
-  rules::Buddy want = was, or_else = was;  // a wakeup decision may leave it (a new task's)
+  rules::Buddy want = was, or_else = was;  // without a history, a wakeup may leave it
   switch (op.kind) {
     case OpKind::WakeupPreempt:
-      want = rules::buddy_after_wakeup(p, was, op.se, before.curr(), false);
+      want = rules::buddy_after_wakeup(p, was, op.se, before.curr(),
+                                       history && history->last_enqueue_initial());
+      if (history) or_else = want;
       break;
     case OpKind::Pick:
       want = or_else = rules::buddy_after_leaving(was, after.curr());
@@ -306,7 +309,26 @@ std::vector<Violation> check_state(const Runqueue& rq) {
   return out;
 }
 
-std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Runqueue& after) {
+void History::saw(const Op& op) {
+  switch (op.kind) {
+    case OpKind::Create:
+      never_enqueued_.insert(op.se);
+      break;
+    case OpKind::Enqueue:
+      last_enqueue_initial_ = never_enqueued_.erase(op.se) > 0;
+      break;
+    case OpKind::Exit:
+    case OpKind::Detach:
+    case OpKind::Attach:  // a migrant arrives placed before (§4.13), never new
+      never_enqueued_.erase(op.se);
+      break;
+    default:
+      break;
+  }
+}
+
+std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Runqueue& after,
+                                  const History* history) {
   std::vector<Violation> out = check_state(after);
   switch (op.kind) {
     case OpKind::Pick:
@@ -327,7 +349,7 @@ std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Ru
   }
   check_saved_lags(before, after, out);
   check_protection(before, op, after, out);
-  check_buddy(before, op, after, out);
+  check_buddy(before, op, after, history, out);
   return out;
 }
 

@@ -6,6 +6,7 @@
 // behaviour of that kernel version, not a bug.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,25 @@ struct Violation {
   bool promised = true;
 };
 
+/// What the judge keeps of the operations themselves, never read from the runqueue: the entities
+/// created and not yet enqueued, and whether the last enqueue was one of them — a new task's
+/// first (WF_FORK), whose wakeup decision leaves the next buddy alone (§4.6, INV-NEXT-BUDDY).
+class History {
+ public:
+  /// An operation the runqueue accepted, Create included.
+  void saw(const Op& op);
+  bool last_enqueue_initial() const { return last_enqueue_initial_; }
+
+ private:
+  std::set<EntityId> never_enqueued_;
+  bool last_enqueue_initial_ = false;
+};
+
 std::vector<Violation> check_state(const Runqueue& rq);
-std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Runqueue& after);
+/// `history`: the operations before `op` (History::saw each). Without it a wakeup decision may
+/// also leave the next buddy as it was, since the judge cannot tell a new task's first enqueue.
+std::vector<Violation> check_step(const Runqueue& before, const Op& op, const Runqueue& after,
+                                  const History* history = nullptr);
 
 /// The violations a preset promises never to show.
 std::vector<Violation> promised_only(std::vector<Violation> all);

@@ -173,6 +173,44 @@ TEST(Invariants, ProtectionEndCatchesAMissedCancelAndAMovedBound) {
   EXPECT_TRUE(reports(check_step(before, {OpKind::Run, 0, 10'000}, ran), ids::kInvProtEnd));
 }
 
+// INV-NEXT-BUDDY's wakeup rule rests on the judge's own History of the operations, not on the
+// runqueue's "last enqueue was a new task's first": a new task's first wakeup must leave the
+// buddy alone and a later wakeup must set it, whatever the runqueue believes.
+TEST(Invariants, NextBuddyJudgesTheFirstWakeupFromItsOwnHistory) {
+  Preset p = preset_by_name("linux-6.18");
+  apply_feature_overrides(p, "NEXT_BUDDY");
+  Runqueue rq(make_params(p));
+  History history;
+  const auto apply = [&](const Op& op) {
+    rq.apply(op);
+    history.saw(op);
+  };
+  for (TaskId id : {1, 2}) apply({OpKind::Create, id, 1024});
+  apply({OpKind::Enqueue, 1});
+  apply({OpKind::Pick});
+  apply({OpKind::Run, 0, 100'000});
+  apply({OpKind::Enqueue, 2});  // task 2's first enqueue (WF_FORK)
+  ASSERT_TRUE(history.last_enqueue_initial());
+  const Op decide{OpKind::WakeupPreempt, 2};
+  Runqueue decided = rq;
+  decided.apply(decide);
+  ASSERT_EQ(decided.next_buddy(), std::nullopt);
+  EXPECT_FALSE(reports(check_step(rq, decide, decided, &history), ids::kInvNextBuddy));
+  RunqueueTestAccess::next_buddy(decided) = 2;  // a buddy made by a new task's first wakeup
+  EXPECT_TRUE(reports(check_step(rq, decide, decided, &history), ids::kInvNextBuddy));
+
+  apply(decide);
+  apply({OpKind::Dequeue, 2, 0, 0, kDequeueSleep});
+  apply({OpKind::Enqueue, 2});  // not its first: the decision makes it the buddy
+  ASSERT_FALSE(history.last_enqueue_initial());
+  Runqueue unset = rq;
+  unset.apply(decide);
+  ASSERT_EQ(unset.next_buddy(), std::optional<EntityId>(2));
+  EXPECT_FALSE(reports(check_step(rq, decide, unset, &history), ids::kInvNextBuddy));
+  RunqueueTestAccess::next_buddy(unset).reset();  // the decision forgot the buddy
+  EXPECT_TRUE(reports(check_step(rq, decide, unset, &history), ids::kInvNextBuddy));
+}
+
 // INV-NEXT-BUDDY: under NEXT_BUDDY a wakeup decision makes the wakee the buddy, a dequeue of it
 // clears it, and an eligible buddy is the next pick under PICK_BUDDY.
 TEST(Invariants, NextBuddyIsSetByTheDecisionAndClearedByItsDequeue) {
