@@ -87,17 +87,26 @@ inline rc::Gen<Step> gen_step(int ntasks) {
   });
 }
 
-/// 1 to 600·scale steps, every task woken first so that the queue starts full.
+/// 1 to 600·scale steps, every task woken first so that the queue starts full — but in one case
+/// in three the last task is woken only after a pick, so that its first wakeup (WF_FORK, which
+/// must not make it the next buddy) comes while another task runs.
 inline rc::Gen<std::vector<Step>> gen_steps(int ntasks) {
   const size_t longest = 600 * static_cast<size_t>(property_scale());
-  return rc::gen::map(rc::gen::container<std::vector<Step>>(
-                          *rc::gen::inRange<size_t>(1, longest + 1), gen_step(ntasks)),
-                      [ntasks](std::vector<Step> tail) {
-                        std::vector<Step> steps;
-                        for (int i = 0; i < ntasks; ++i) steps.push_back(Step{StepKind::Wake});
-                        steps.insert(steps.end(), tail.begin(), tail.end());
-                        return steps;
-                      });
+  return rc::gen::apply(
+      [ntasks](std::vector<Step> tail, bool hold_one) {
+        const int woken = hold_one && ntasks > 1 ? ntasks - 1 : ntasks;
+        std::vector<Step> steps;
+        for (int i = 0; i < woken; ++i) steps.push_back(Step{StepKind::Wake});
+        if (woken < ntasks) {
+          steps.push_back(Step{StepKind::Pick});
+          steps.push_back(Step{StepKind::Wake});  // the only task not queued
+        }
+        steps.insert(steps.end(), tail.begin(), tail.end());
+        return steps;
+      },
+      rc::gen::container<std::vector<Step>>(*rc::gen::inRange<size_t>(1, longest + 1),
+                                            gen_step(ntasks)),
+      rc::gen::weightedElement<bool>({{2, false}, {1, true}}));
 }
 
 /// The operations a step stands for on `rq` (a reference::BasicRunqueue of any queue) as it is
