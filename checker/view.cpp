@@ -23,6 +23,13 @@ int64_t View::W() const {
   return w;
 }
 
+int64_t View::max_slice() const {
+  int64_t m = 0;
+  for (const auto& [id, e] : entities_)
+    if (in_queue(e)) m = std::max(m, e.slice);
+  return m;
+}
+
 Exact View::V() const {
   Exact sum = 0;
   int64_t w = 0;

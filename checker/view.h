@@ -23,7 +23,7 @@ struct ViewEntity {
   int64_t slice = 0;
   Exact vruntime;
   Exact deadline;
-  Exact vlag;                    // saved lag while sleeping
+  Exact vlag;  // saved lag while sleeping; while delayed under NoDecrease, the lag's floor (§4.9)
   std::optional<Exact> request;  // ρ (SPEC.md §2), ns; unknown after a reweight until refreshed
   Status status = Status::Sleeping;
   bool is_new = true;
@@ -50,8 +50,9 @@ class View {
 
   std::optional<EntityId> curr;
 
-  int64_t W() const;  // Σ w over queued (and delayed) entities
-  Exact V() const;    // Σ w·v / W; 0 for an empty queue
+  int64_t W() const;          // Σ w over queued (and delayed) entities
+  int64_t max_slice() const;  // the largest r over them, 0 when none (the MaxSlice clamp, §4.7)
+  Exact V() const;            // Σ w·v / W; 0 for an empty queue
   bool eligible(const ViewEntity& e, const Exact& V) const { return e.vruntime <= V; }
   /// a before b in the order of pick_eevdf as the view knows it: the earlier deadline, curr
   /// losing ties (the view has no insertion order; see spec/TRACE.md §4).

@@ -78,8 +78,8 @@ void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> p
     }
     if (!next) return;
     ViewEntity& d = *next;
-    d.vlag = rules::delayed_dequeue_lag(params_.preset, Exact(V - d.vruntime), [&] {
-      return rules::lag_limit(params_, d.slice, d.weight);
+    d.vlag = rules::delayed_dequeue_lag(params_.preset, Exact(V - d.vruntime), d.vlag, [&] {
+      return rules::lag_limit(params_, d.slice, view.max_slice(), d.weight);
     });
     d.status = Status::Sleeping;
     saved(d, true);
@@ -161,6 +161,10 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       v->status = (p.has(Feature::DELAY_DEQUEUE) && !view.eligible(*v, V)) ? Status::Delayed
                                                                            : Status::Sleeping;
       if (view.curr == v->id) view.curr.reset();
+      if (v->status == Status::Delayed && p.delayed_lag == DelayedLag::NoDecrease)
+        v->vlag = rules::entity_lag(p, Exact(V - v->vruntime), [&] {
+          return rules::lag_limit(params_, v->slice, view.max_slice(), v->weight);
+        });
       refresh(*v);
       if (v->status == Status::Sleeping) saved(*v, false);
       return;
@@ -185,7 +189,9 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       const Exact d_before = c->deadline;
       refresh(*c);
       if (c->deadline == d_before) return;
-      if (e.kind == EventKind::Yield && c->request) {
+      if (e.kind == EventKind::Yield && p.yield == YieldRule::Forfeit) {
+        new_request(*c, ex(c->slice));  // the rest forfeited, a new request from v = d (§4.11)
+      } else if (e.kind == EventKind::Yield && c->request) {
         *c->request += ex(c->slice);
         ++c->deadline_roundings;
       } else if (e.kind != EventKind::Yield) {
@@ -195,9 +201,13 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     }
     case EventKind::Reweight: {
       // A lag the clamp cut moves d around V: the request is then no longer known (§4.8).
-      const bool cut = in_queue(*v) && p.reweight != ReweightRule::KeepV &&
-                       rules::clamp_cuts(params_, v->slice, v->weight, view.V() - v->vruntime);
+      const bool cut =
+          in_queue(*v) && p.reweight != ReweightRule::KeepV &&
+          rules::clamp_cuts(params_, v->slice, view.max_slice(), v->weight, view.V() - v->vruntime);
       refresh(*v);
+      // 7.1's rescale_entity leaves the rescaled lag in se->vlag: a delayed entity's new floor.
+      if (v->status == Status::Delayed && p.delayed_lag == DelayedLag::NoDecrease && !shadow)
+        v->vlag = view.V() - v->vruntime;
       if (cut) v->request.reset();
       v->deadline_rescaled = arith_ == Arith::Linux64;
       return;
