@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel/state/capture_file.h"
+#include "kernel/state/replay.h"
 #include "kernel/state/verdict.h"
 
 namespace vlag::kernel::state {
@@ -62,6 +63,8 @@ struct StateReport {
   std::string source;
   std::vector<std::pair<const char*, Tally>> tallies;  // by ID, in the report's order
   Figures figures;
+  ReplayResult replay;             // the capture replayed through the model, decision by decision
+  std::string replay_unavailable;  // why there is no replay ("" when there is)
   std::vector<std::string> notes;  // what the capture lacks as a whole (parameters, losses)
 
   Tally& tally(const char* id);
