@@ -286,6 +286,10 @@ void DecisionReplay::feed(const StateRecord& r, size_t index, const StateModel& 
       if (Mirror* m = replayed(t, cpu); m && !m->synced) m->take(*k, t.comm);
   settle(r);
   for (const auto& t : r.tasks)
+    if (const EntityState* k = own(t))
+      if (const auto it = mirrors_.find(k->cfs_rq.id); it != mirrors_.end())
+        it->second.last_record = index;
+  for (const auto& t : r.tasks)
     if (const EntityState* k = own(t); k && r.kind != RecordKind::Migrate) {
       const Mirror* m = replayed(t, cpu);
       if (m && m->members.contains(t.pid)) home_[t.pid] = k->cfs_rq.id;
@@ -330,7 +334,7 @@ void DecisionReplay::settle(const StateRecord& r) {
   pending_.clear();
 }
 
-void DecisionReplay::seed_from_snapshot(Mirror& m, const StateRecord& r) {
+void DecisionReplay::seed_from_snapshot(Mirror& m, const StateRecord& r, size_t index) {
   const TaskState& next = r.tasks[1];
   const EntityState& k = next.chain[0];
   const bpf::QueueSnapshot* q = nullptr;
@@ -363,6 +367,7 @@ void DecisionReplay::seed_from_snapshot(Mirror& m, const StateRecord& r) {
   m.take_cfs_rq(k.cfs_rq);
   m.prot = vprot_ ? std::optional<LinuxTime>(as_time(k.vprot)) : std::nullopt;
   m.curr_clock = r.rq_clock_task;
+  m.clock_record = index;
   if (m.membership_differs(k.cfs_rq).empty() && m.keys_differ(k.cfs_rq).empty()) {
     if (!m.synced) ++result_.seeds;
     if (!m.ever_synced) ++result_.cfs_rqs_replayed;
@@ -410,6 +415,7 @@ void DecisionReplay::on_runtime(const StateRecord& r, size_t index, int cpu) {
   rq.update_curr(static_cast<int64_t>(r.runtime_ns));
   m.absorb(rq);
   m.curr_clock = r.rq_clock_task;
+  m.clock_record = index;
 }
 
 // set_user_nice() and __sched_setscheduler() on a queued task: dequeue it (its lag and relative
@@ -420,8 +426,14 @@ void DecisionReplay::on_reweight(Mirror& m, const StateRecord& r, size_t index,
                                  const TaskState& t) {
   const EntityState& k = *own(t);
   Member& mem = *m.member(t.pid);
+  // The change happened at the state the model holds when the record is the task's own
+  // syscall return, or its run record next after the one that brought it up to date, with
+  // nothing else recorded on the cfs_rq in between (set_user_nice() on itself: its dequeue's
+  // update_curr() is that record).
   const bool own_call =
-      r.kind == RecordKind::SetAttr && (r.target_pid == 0 || r.target_pid == t.pid);
+      (r.kind == RecordKind::SetAttr && (r.target_pid == 0 || r.target_pid == t.pid)) ||
+      (r.kind == RecordKind::Runtime && m.curr_clock &&
+       *m.curr_clock + r.runtime_ns == r.rq_clock_task && m.last_record == m.clock_record);
   std::string why = cannot_judge(m, r, StateModel::rq_of(r), false);
   if (why.empty() && mem.e.status == Status::Sleeping) why = "the task was not queued";
   if (why.empty() && (!own_call || m.curr != t.pid))
@@ -513,6 +525,7 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
       if (!left) {
         if (vprot_) m.prot = as_time(k.vprot);
         m.curr_clock = r.rq_clock_task;  // pick_task_fair() charged it up to now
+        m.clock_record = index;
       }
       if (mp != mn) {
         m.curr.reset();  // its group is switched out: put_prev_entity at this level
@@ -558,8 +571,9 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
     m.take_cfs_rq(k.cfs_rq);
     m.prot = vprot_ ? std::optional<LinuxTime>(as_time(k.vprot)) : std::nullopt;
     m.curr_clock = r.rq_clock_task;
+    m.clock_record = index;
   }
-  seed_from_snapshot(m, r);
+  seed_from_snapshot(m, r, index);
 }
 
 void DecisionReplay::on_wakeup(const StateRecord& r, size_t index, int cpu) {

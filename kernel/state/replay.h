@@ -111,7 +111,7 @@ class DecisionReplay {
   void on_switch(const bpf::StateRecord& r, size_t index, int cpu);
   void on_wakeup(const bpf::StateRecord& r, size_t index, int cpu);
   void on_migrate(const bpf::StateRecord& r, size_t index, int cpu);
-  void seed_from_snapshot(Mirror& m, const bpf::StateRecord& r);
+  void seed_from_snapshot(Mirror& m, const bpf::StateRecord& r, size_t index);
 
   Params params_;
   bool vprot_;

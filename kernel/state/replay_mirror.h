@@ -7,6 +7,7 @@
 // drives it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -52,6 +53,8 @@ struct Mirror {
   uint64_t v0 = 0;                     // the kernel's zero_vruntime at its last record
   std::optional<uint64_t> curr_clock;  // rq clock_task curr's vruntime is charged up to
   std::optional<LastDelta> last_delta;
+  size_t clock_record = SIZE_MAX;  // the record that last brought curr up to date
+  size_t last_record = SIZE_MAX;   // the last record that showed one of its entities
 
   void unsync(std::string reason);
   Member* member(int32_t pid);

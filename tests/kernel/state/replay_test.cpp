@@ -22,7 +22,7 @@ const DecisionTally& tally(const ReplayResult& r, DecisionKind k) { return r.tal
 
 struct Expect {
   const char* name;
-  uint64_t runs, picks, placements, dequeues;  // at least this many compared
+  uint64_t runs, picks, placements, dequeues, reweights;  // at least this many compared
 };
 
 class Replay : public ::testing::TestWithParam<Expect> {};
@@ -41,6 +41,7 @@ TEST_P(Replay, AgreesOnEveryPickPlacementAndDequeueItJudges) {
   EXPECT_GE(tally(r, DecisionKind::Pick).compared(), e.picks);
   EXPECT_GE(tally(r, DecisionKind::Placement).compared(), e.placements);
   EXPECT_GE(tally(r, DecisionKind::Dequeue).compared(), e.dequeues);
+  EXPECT_GE(tally(r, DecisionKind::Reweight).compared(), e.reweights);
   EXPECT_EQ(tally(r, DecisionKind::Pick).differed, 0u);
   EXPECT_EQ(tally(r, DecisionKind::Placement).differed, 0u);
   EXPECT_EQ(tally(r, DecisionKind::Dequeue).differed, 0u);
@@ -55,16 +56,18 @@ TEST_P(Replay, AgreesOnEveryPickPlacementAndDequeueItJudges) {
   EXPECT_EQ(report.violations(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    LinuxState, Replay,
-    ::testing::Values(Expect{"hogs", 500, 250, 100, 100}, Expect{"renice", 250, 90, 1, 3},
-                      Expect{"sessions", 300, 120, 15, 30}, Expect{"cgroups", 350, 130, 30, 45},
-                      Expect{"forks", 350, 110, 70, 40}, Expect{"messaging-a", 550, 230, 190, 150}),
-    [](const auto& info) {
-      std::string name = info.param.name;
-      std::erase(name, '-');
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(LinuxState, Replay,
+                         ::testing::Values(Expect{"hogs", 500, 250, 100, 100, 2},
+                                           Expect{"renice", 250, 90, 1, 3, 1},
+                                           Expect{"sessions", 300, 120, 15, 30, 0},
+                                           Expect{"cgroups", 350, 130, 30, 45, 0},
+                                           Expect{"forks", 350, 110, 70, 40, 0},
+                                           Expect{"messaging-a", 550, 230, 190, 150, 0}),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 TEST(Replay, ReportsItInTextAndJson) {
   const StateCapture& c = fixture("hogs");
