@@ -3,8 +3,9 @@
 // in the kernel's own arithmetic (kernel/state/arith.h), with the model of kernel/state/model.h
 // saying where the capture cannot show enough (inconclusive, with the reason). One tally per ID
 // of spec/properties.h, the figures the IDs do not turn into verdicts (the bits the 64-bit sums
-// use, how often the model's replay of a run delta matched the kernel's), and a witness for each
-// violation.
+// use, how often the model's replay of a run delta matched the kernel's), a witness for each
+// violation, and the capture replayed through the model decision by decision
+// (kernel/state/replay.h).
 #pragma once
 
 #include <cstdint>

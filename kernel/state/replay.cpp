@@ -334,18 +334,19 @@ void DecisionReplay::settle(const StateRecord& r) {
   pending_.clear();
 }
 
-void DecisionReplay::seed_from_snapshot(Mirror& m, const StateRecord& r, size_t index) {
+void DecisionReplay::seed_at_switch(Mirror& m, const StateRecord& r, size_t index) {
   const TaskState& next = r.tasks[1];
   const EntityState& k = next.chain[0];
   const bpf::QueueSnapshot* q = nullptr;
   for (const auto& s : r.queues)
     if (s.level == 0 && s.cfs_rq == k.cfs_rq.id) q = &s;
-  if (!q || q->truncated || !r.queues_complete) return;
-  for (const auto& e : q->entities)
-    if (e.is_group || e.pid == 0) return;
+  bool complete = q && !q->truncated && r.queues_complete;
+  for (size_t i = 0; complete && i < q->entities.size(); ++i)
+    complete = !q->entities[i].is_group && q->entities[i].pid != 0;
+  if (!complete && m.synced) return;
   // A replayed cfs_rq whose tree is not the one the model holds after its pick: the pick was
   // made from a state that was not the kernel's.
-  if (m.synced) {
+  if (complete && m.synced) {
     std::set<int32_t> model_tree, kernel_tree;
     for (const auto& [pid, mem] : m.members)
       if (mem.e.status != Status::Sleeping && m.curr != pid) model_tree.insert(pid);
@@ -353,14 +354,17 @@ void DecisionReplay::seed_from_snapshot(Mirror& m, const StateRecord& r, size_t 
     if (model_tree != kernel_tree) disturbed_.insert(m.id);
   }
   // The tree at the pick and the pick as curr: every queued entity. Sleeping members keep the
-  // saved lags their records showed.
-  for (auto& [pid, mem] : m.members)
-    if (mem.e.status != Status::Sleeping) mem.e.status = Status::Sleeping, mem.lag_known = false;
-  for (const auto& e : q->entities) {
-    EntityState s;
-    static_cast<bpf::QueuedEntity&>(s) = e;
-    s.on_rq = true;
-    m.take(s, "");
+  // saved lags their records showed. Without a complete snapshot, the entities the records last
+  // showed queued are the tree if they account for the kernel's count, weights and key sum.
+  if (complete) {
+    for (auto& [pid, mem] : m.members)
+      if (mem.e.status != Status::Sleeping) mem.e.status = Status::Sleeping, mem.lag_known = false;
+    for (const auto& e : q->entities) {
+      EntityState s;
+      static_cast<bpf::QueuedEntity&>(s) = e;
+      s.on_rq = true;
+      m.take(s, "");
+    }
   }
   m.take(k, next.comm);
   m.curr = next.pid;
@@ -573,7 +577,7 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
     m.curr_clock = r.rq_clock_task;
     m.clock_record = index;
   }
-  seed_from_snapshot(m, r, index);
+  seed_at_switch(m, r, index);
 }
 
 void DecisionReplay::on_wakeup(const StateRecord& r, size_t index, int cpu) {

@@ -1,6 +1,7 @@
 // The replay of a capture of the kernel's own state through the model (SPEC.md §6.4, "The
 // replay"): every cfs_rq whose entities are all tasks runs, record by record, through
-// reference::LinuxRunqueue — seeded from the kernel's state at a complete queue snapshot, then
+// reference::LinuxRunqueue — seeded from the kernel's state at a complete queue snapshot (or at
+// the first switch where the records account for everything queued on it), then
 // driven by the capture: each run delta (update_curr with the kernel's delta), each sleep
 // (dequeue_entity), each pick at a switch, each wakeup (enqueue_entity, wakeup_preempt), each
 // migration away, each change of weight or slice a task made to itself. Each comparison of the
@@ -111,7 +112,10 @@ class DecisionReplay {
   void on_switch(const bpf::StateRecord& r, size_t index, int cpu);
   void on_wakeup(const bpf::StateRecord& r, size_t index, int cpu);
   void on_migrate(const bpf::StateRecord& r, size_t index, int cpu);
-  void seed_from_snapshot(Mirror& m, const bpf::StateRecord& r, size_t index);
+  /// At a switch to a task of the cfs_rq: the tree from a complete queue snapshot, or, for a
+  /// cfs_rq not in step, the entities the records last showed queued there if they account for
+  /// the kernel's count, weights and key sum; the pick as curr.
+  void seed_at_switch(Mirror& m, const bpf::StateRecord& r, size_t index);
 
   Params params_;
   bool vprot_;

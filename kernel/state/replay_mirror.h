@@ -45,7 +45,8 @@ struct Mirror {
   bool has_groups = false;  // a group entity was seen on it: not replayed
   bool synced = false;      // every queued entity, curr and their numbers are known
   bool ever_synced = false;
-  std::string why = "no complete queue snapshot of it yet";  // why not synced
+  std::string why =
+      "not seeded yet (no complete queue snapshot, the records not showing all it holds)";
   std::map<int32_t, Member> members;  // by pid: queued ones and those that slept here
   std::optional<int32_t> curr;
   std::optional<int32_t> next;
