@@ -56,7 +56,7 @@ RC_GTEST_PROP(HierarchyProperties, PromisedInvariantsHoldAtEveryLevel, ()) {
 
   const auto ops = *rc::gen::container<std::vector<std::pair<Op, int>>>(
       rc::gen::pair(testing::gen_op(ntasks), rc::gen::inRange(0, 1000)));
-  int moved = 0, reweighted = 0, destroyed = 0;
+  int accepted = 0, group_runs = 0, moved = 0, reweighted = 0, destroyed = 0;
   for (const auto& [o, extra] : ops) {
     h.clear_shares_updated();
     try {
@@ -79,6 +79,9 @@ RC_GTEST_PROP(HierarchyProperties, PromisedInvariantsHoldAtEveryLevel, ()) {
       } else {
         h.apply(o);
       }
+      ++accepted;
+      for (GroupId g : h.runqueues())
+        if (g != kRootGroup && h.runqueue(g).curr()) ++group_runs;
     } catch (const Error&) {
       // Rejected before any runqueue changed: the state still keeps every promise.
     }
@@ -91,6 +94,8 @@ RC_GTEST_PROP(HierarchyProperties, PromisedInvariantsHoldAtEveryLevel, ()) {
   RC_CLASSIFY(moved > 0, "a task moved between groups");
   RC_CLASSIFY(reweighted > 0, "cpu.weight changed");
   RC_CLASSIFY(destroyed > 0, "a group destroyed");
+  RC_CLASSIFY(accepted >= 20, "20+ accepted operations");
+  RC_CLASSIFY(group_runs > 0, "a group runqueue ran a task");
 }
 
 // One CPU, CPU-bound tasks from t = 0: each task's service over T runs over the run path's
