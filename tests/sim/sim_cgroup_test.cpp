@@ -28,8 +28,9 @@ void expect_traces_pass(const std::string& dir, int cpus) {
     EXPECT_EQ(rep.problem_count, 0) << path;
     EXPECT_GT(rep.events, 1000) << path;
     for (const auto& [id, s] : rep.stats)
-      if (id.rfind("INV-", 0) == 0)
+      if (id.rfind("INV-", 0) == 0) {
         EXPECT_EQ(s.violated, 0) << path << " " << id << ": " << s.worst;
+      }
   }
 }
 
