@@ -212,6 +212,22 @@ TEST(Hierarchy, OneCpuGroupEntityWeighsItsShares) {
   EXPECT_EQ(h.shares_updated().size(), 1u);
 }
 
+// INV-GROUP-SHARES catches a group entity whose weight the shares rule did not set.
+TEST(Hierarchy, GroupEntityOffTheSharesRuleIsFlagged) {
+  TaskGroups groups(1);
+  const GroupId a = groups.add("/a", 1024);
+  Hierarchy h(make_params(preset_by_name("linux-6.18")), groups);
+  h.create(1, 1024, 0, a);
+  h.enqueue(1);
+  h.clear_shares_updated();
+  h.shares_changed(a);
+  ASSERT_TRUE(check_group_shares(h).empty());
+  const_cast<Runqueue&>(h.runqueue(kRootGroup)).reweight_entity(group_entity_id(a), 999);
+  const auto v = check_group_shares(h);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v.front().id, ids::kInvGroupShares);
+}
+
 TEST(TaskGroups, SharesRuleSplitsByLoadAndClamps) {
   TaskGroups groups(2);
   const GroupId a = groups.add("/a", 1024);
