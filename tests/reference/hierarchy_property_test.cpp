@@ -181,16 +181,25 @@ TEST(Hierarchy, OneHogAgainstThreeGetsHalfTheCpu) {
   EXPECT_TRUE(promised_only(check_hierarchy_state(h)).empty());
 }
 
+// One CPU with task 1 queued in group /a of `shares`, for the worked examples below.
+struct OneTaskInA {
+  OneTaskInA(const char* preset, int64_t shares)
+      : a(groups.add("/a", shares)), h(make_params(preset_by_name(preset)), groups) {
+    h.create(1, 1024, 0, a);
+    h.enqueue(1);
+  }
+  TaskGroups groups{1};
+  GroupId a;
+  Hierarchy h;
+};
+
 // INV-GROUP-QUEUED catches a group entity left queued on an empty runqueue.
 TEST(Hierarchy, GroupEntityQueuedOnEmptyRunqueueIsFlagged) {
-  TaskGroups groups(1);
-  const GroupId a = groups.add("/a", 1024);
-  Hierarchy h(make_params(preset_by_name("linux-6.6")), groups);
-  h.create(1, 1024, 0, a);
-  h.enqueue(1);
+  OneTaskInA x("linux-6.6", 1024);
+  Hierarchy& h = x.h;
   ASSERT_TRUE(check_hierarchy_state(h).empty());
   // The task's runqueue alone loses it, as a hierarchy that forgot to walk up would.
-  const_cast<Runqueue&>(h.runqueue(a)).dequeue_entity(1, true);
+  const_cast<Runqueue&>(h.runqueue(x.a)).dequeue_entity(1, true);
   const auto v = check_hierarchy_state(h);
   ASSERT_FALSE(v.empty());
   EXPECT_EQ(v.front().id, ids::kInvGroupQueued);
@@ -198,13 +207,11 @@ TEST(Hierarchy, GroupEntityQueuedOnEmptyRunqueueIsFlagged) {
 
 // On one CPU a group entity weighs its group's shares, and follows a cpu.weight write.
 TEST(Hierarchy, OneCpuGroupEntityWeighsItsShares) {
-  TaskGroups groups(1);
-  const GroupId a = groups.add("/a", cgroup_weight_to_shares(300));
-  Hierarchy h(make_params(preset_by_name("linux-6.12")), groups);
-  h.create(1, 1024, 0, a);
-  h.enqueue(1);
+  OneTaskInA x("linux-6.12", cgroup_weight_to_shares(300));
+  Hierarchy& h = x.h;
+  const GroupId a = x.a;
   EXPECT_EQ(h.runqueue(kRootGroup).entity(group_entity_id(a)).weight, 3072);
-  groups.set_shares(a, cgroup_weight_to_shares(50));
+  x.groups.set_shares(a, cgroup_weight_to_shares(50));
   h.clear_shares_updated();
   h.shares_changed(a);
   EXPECT_EQ(h.runqueue(kRootGroup).entity(group_entity_id(a)).weight, 512);
@@ -214,11 +221,9 @@ TEST(Hierarchy, OneCpuGroupEntityWeighsItsShares) {
 
 // INV-GROUP-SHARES catches a group entity whose weight the shares rule did not set.
 TEST(Hierarchy, GroupEntityOffTheSharesRuleIsFlagged) {
-  TaskGroups groups(1);
-  const GroupId a = groups.add("/a", 1024);
-  Hierarchy h(make_params(preset_by_name("linux-6.18")), groups);
-  h.create(1, 1024, 0, a);
-  h.enqueue(1);
+  OneTaskInA x("linux-6.18", 1024);
+  Hierarchy& h = x.h;
+  const GroupId a = x.a;
   h.clear_shares_updated();
   h.shares_changed(a);
   ASSERT_TRUE(check_group_shares(h).empty());
