@@ -53,6 +53,7 @@ class RunqueueChecker {
   void run(int64_t delta);
   void apply_shadow(const trace::Event& e);
   void stop_shadow(std::string_view what);
+  void audit() const;
   void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
                    int64_t W_before);
 
@@ -68,6 +69,8 @@ class RunqueueChecker {
   Decisions decisions_;
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
+  ViewEntity before_;             // consume(): the named entity before the event
+  Exact V_before_;                // consume(): V before a sleep, dequeue or reweight
   int64_t now_ = 0;
   int64_t index_ = 0;
   int64_t line_ = 0;
