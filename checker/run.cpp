@@ -26,7 +26,7 @@ void stream(trace::Reader& reader, C& checker, const CheckOptions& options, Repo
       if (!options.keep_going) throw;
       ++report.problem_count;
       if (report.problems.size() < Report::kMaxKept)
-        report.problems.push_back({err.fault(), err.what()});
+        report.problems.push_back({err.fault(), err.what(), err.file(), err.line(), err.field()});
     }
   }
   checker.finish();

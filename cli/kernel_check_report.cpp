@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "cli/kernel_verdict_json.h"
+#include "cli/verdict_json.h"
 #include "json/writer.h"
 #include "stats/stats.h"
 

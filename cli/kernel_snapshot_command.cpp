@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/kernel_commands.h"
-#include "cli/kernel_verdict_json.h"
+#include "cli/verdict_json.h"
 #include "json/writer.h"
 #include "kernel/capture_reader.h"
 #include "kernel/snapshot_check.h"

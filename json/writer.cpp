@@ -78,6 +78,13 @@ Object& Object::raw(std::string_view key, std::string_view json) {
   return *this;
 }
 
+Object& Object::append(const Object& other) {
+  if (other.members_.empty()) return *this;
+  if (!members_.empty()) members_ += ',';
+  members_ += other.members_;
+  return *this;
+}
+
 std::string Object::text_before(std::string_view key) const {
   return "{" + members_ + (members_.empty() ? "" : ",") + quote(key) + ":";
 }

@@ -289,6 +289,8 @@ void Reader::parse_header() {
       header_.window = fr.boolean();
     } else if (k == "cpu") {
       cpu = static_cast<int>(fr.integer(0, 4095));
+    } else if (k == "kernel_reconstruction") {
+      header_.kernel_reconstruction = fr.boolean();
     } else if (k == "arith") {
       const auto a = arith_by_name(fr.string());
       if (!a) fail(Fault::Malformed, k, "expected \"exact\" or \"linux64\"");

@@ -22,11 +22,29 @@ grep -q "cfs-pick-leftmost.jsonl:6: CFS-PICK-LEFTMOST" out.txt
 z3 ev/cfs-pick-leftmost.jsonl.1.CFS-PICK-LEFTMOST.smt2 >z3.txt
 head -1 z3.txt | grep -qx sat
 expect 1 "$vlag" check --json --no-z3 "$fixtures/inv-delay.jsonl"
-grep -qF '"violations":[{"id":"INV-DELAY"' out.txt
+grep -qF '"findings":[{"id":"INV-DELAY","verdict":"violated"' out.txt
 printf '%s\n' '{"format":"vlag-trace","version":1,"preset":"paper-1"}' '{"t":0,"ev":"teleport"}' >bad.jsonl
 expect 2 "$vlag" check bad.jsonl
 grep -q "bad.jsonl:2: field 'ev'" err.txt
 expect 2 "$vlag" check --keep-going bad.jsonl
+# More faulty lines than a report keeps: the text and the JSON say how many were left out.
+{ echo '{"format":"vlag-trace","version":2,"preset":"linux-6.18"}'
+  for i in $(seq 70); do echo '{"t":0,"ev":"teleport"}'; done; } >many-bad.jsonl
+expect 2 "$vlag" check --keep-going many-bad.jsonl
+grep -q "trace problems skipped (--keep-going): 70 (the first 10 listed; --json lists 50; 20 more counted but not kept)" out.txt
+expect 2 "$vlag" check --keep-going --json many-bad.jsonl
+grep -qF '"problem_count":70,"problems_left_out":20' out.txt
+
+# A kernel reconstruction (the header's kernel_reconstruction): a failed pick is inconclusive,
+# exit 0, and 1 under --strict.
+sed '1s/}$/,"kernel_reconstruction":true}/' "$fixtures/inv-pick-eligible.jsonl" >rebuilt.jsonl
+expect 0 "$vlag" check rebuilt.jsonl
+grep -q "^result: inconclusive: no violation; 1 check(s) the trace cannot settle (kernel reconstruction 1)" out.txt
+grep -q "rebuilt.jsonl:8: INV-PICK-ELIGIBLE: .* (kernel reconstruction)" out.txt
+expect 1 "$vlag" check --strict rebuilt.jsonl
+expect 0 "$vlag" check --json rebuilt.jsonl
+grep -qF '"result":"inconclusive","counts":{"held":' out.txt
+grep -qF '"findings":[{"id":"INV-PICK-ELIGIBLE","verdict":"inconclusive","reason":"kernel reconstruction","file":"rebuilt.jsonl","line":8' out.txt
 expect 2 "$vlag" check no-such-file.jsonl
 expect 1 "$vlag" check --infer "$fixtures/infer-inconsistent.jsonl"
 grep -q "picks at lines 6 10" out.txt
