@@ -99,6 +99,26 @@ TEST(CheckerVerdicts, ProvesExpectedCounterexampleIsANotPromisedFinding) {
   EXPECT_EQ(r.worst(), Verdict::Held);
 }
 
+// CPU hogs with one slice under linux-6.18 are a steady system of CPU-bound entities: the lag
+// figure names its bound (r + TICK), and its sample is the demo's own largest |lag|.
+TEST(CheckerVerdicts, ASteadyRunsLagFigureNamesItsBoundAndMatchesTheDemo) {
+  const std::vector<sim::DemoTask> hogs = {{"a", 0}, {"b", 3}, {"c", -2}};
+  const Params params = make_params(preset_by_name("linux-6.18"));
+  std::ostringstream trace;
+  trace::TraceObserver<reference::Num> tracer(trace, testing::header_for(params));
+  const sim::DemoReport demo = sim::run_demo(params, hogs, 200'000'000, false, &tracer);
+  double largest = 0;
+  for (const auto& t : demo.tasks) largest = std::max({largest, -t.min_lag_ns, t.max_lag_ns});
+
+  const Report r = testing::check_text(trace.str());
+  const InvariantStats& st = r.stats.at("THM-LAG-BOUND-LINUX");
+  EXPECT_FALSE(st.verdict);
+  EXPECT_EQ(st.worst.find("no bound"), std::string::npos) << st.worst;
+  EXPECT_NE(st.worst.find("(bound <= r + TICK = 4.700 ms)"), std::string::npos) << st.worst;
+  const double bound = static_cast<double>(params.base_slice_ns() + params.tick_ns());
+  EXPECT_NEAR(st.worst_ratio * bound, largest, 1e-6) << st.worst;
+}
+
 // More faulty lines than a report keeps: the count of all of them, and how many it left out.
 TEST(CheckerVerdicts, ProblemsBeyondTheKeptOnesAreCountedAsLeftOut) {
   std::string text = "{\"format\":\"vlag-trace\",\"version\":2,\"preset\":\"linux-6.18\"}\n";

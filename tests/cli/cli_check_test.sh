@@ -12,6 +12,25 @@ cd "$work"
 expect 0 "$vlag" demo --seconds 0.05 --trace demo.jsonl
 grep -q "all checked invariants hold" out.txt
 expect 0 "$vlag" check demo.jsonl
+# The demo's table and the checker's summary under it give one lag figure (SPEC.md §2's
+# w(V - v)/N at every decision point): the table's largest max|lag| is the summary's, and a
+# bound is named only where the run is a steady system (the demo's periodic task is not).
+for preset in linux-6.18 paper; do
+  expect 0 "$vlag" demo --seconds 0.2 --preset "$preset"
+  python3 - "$preset" <<'PY'
+import re, sys
+text = open("out.txt").read()
+table = [float(m.group(1)) for m in re.finditer(r"^(?:hog-\w|periodic) .* ([0-9.]+) ms   ", text, re.M)]
+assert len(table) == 4, text
+theorem = "THM-LAG-BOUND-LINUX" if sys.argv[1] != "paper" else "THM-LAG-BOUND"
+row = re.search(r"^" + theorem + r" .*$", text, re.M).group(0)
+figure = re.search(r"max \|lag\| ([0-9.]+) ms", row)
+assert figure, row
+assert float(figure.group(1)) == max(table), (row, table)
+assert "no bound from line" in row and "not a steady system" in row, row
+assert "bound <=" not in row, row
+PY
+done
 expect 1 "$vlag" check --evidence ev "$fixtures/inv-pick-edf.jsonl"
 grep -q "INV-PICK-EDF" out.txt
 z3 ev/inv-pick-edf.jsonl.1.INV-PICK-EDF.smt2 >z3.txt
