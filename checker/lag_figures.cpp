@@ -23,9 +23,10 @@ LagFigures::LagFigures(const Params& params, Report& report, std::string file)
     : params_(params),
       report_(report),
       file_(std::move(file)),
-      paper_(promised(ids::kThmLagBound, params.preset)) {
-  report_.stats[ids::kThmLagBound].verdict = paper_;
-  if (!paper_) report_.stats[ids::kThmLagBoundLinux].verdict = false;
+      paper_(promised(ids::kThmLagBound, params.preset)) {}
+
+void LagFigures::unmeasurable(int64_t line) {
+  if (unmeasurable_from_ == 0) unmeasurable_from_ = line;
 }
 
 void LagFigures::at_decision(const View& view, const Exact& V, bool steady, bool cpu_bound,
@@ -96,10 +97,11 @@ void LagFigures::judge_paper(const ViewEntity& e, const Exact& lag, const Exact&
   record(report_, std::move(v));
 }
 
-void LagFigures::write(const char* id, const Worst& w) {
+void LagFigures::write(const char* id, const Worst& w, bool verdict) {
   if (w.samples == 0) return;
   InvariantStats& s = report_.stats[id];
-  if (!s.verdict) s.checked += w.samples;
+  s.verdict = verdict;
+  if (!verdict) s.checked += w.samples;
   if (w.unjudged_from == 0) {
     s.worst = w.judged;
     s.worst_ratio = w.ratio;
@@ -112,8 +114,13 @@ void LagFigures::write(const char* id, const Worst& w) {
 }
 
 void LagFigures::finish() {
-  write(ids::kThmLagBound, paper_worst_);
-  if (!paper_) write(ids::kThmLagBoundLinux, linux_worst_);
+  write(ids::kThmLagBound, paper_worst_, paper_);
+  if (!paper_) write(ids::kThmLagBoundLinux, linux_worst_, false);
+  if (unmeasurable_from_ > 0)
+    report_.notes.push_back(fmt::format(
+        "{}:{}: {} and {} are measured up to here: from this pick on the trace reports no V and "
+        "the shadow reference has stopped, so no vruntime is known",
+        file_, unmeasurable_from_, ids::kThmLagBound, ids::kThmLagBoundLinux));
 }
 
 }  // namespace vlag::checker

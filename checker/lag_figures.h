@@ -26,6 +26,8 @@ class LagFigures {
   /// One decision point: the view after a pick, with its V. `steady`: every join and leave so
   /// far was at zero lag; `cpu_bound`: no entity has left the queue.
   void at_decision(const View& view, const Exact& V, bool steady, bool cpu_bound, int64_t line);
+  /// A decision point whose vruntimes the checker does not know (no V reported, no shadow).
+  void unmeasurable(int64_t line);
   /// Writes each ID's figure into the report.
   void finish();
 
@@ -46,13 +48,14 @@ class LagFigures {
   void sample(Worst& w, const ViewEntity& e, double lag, int64_t bound, const std::string& side,
               const char* why, int64_t line);
   void judge_paper(const ViewEntity& e, const Exact& lag, const Exact& V, int64_t line);
-  void write(const char* id, const Worst& w);
+  void write(const char* id, const Worst& w, bool verdict);
 
   Params params_;
   Report& report_;
   std::string file_;
   bool paper_;  // THM-LAG-BOUND is promised (SPEC.md §6, spec/properties.h)
   Worst paper_worst_, linux_worst_;
+  int64_t unmeasurable_from_ = 0;
 };
 
 }  // namespace vlag::checker

@@ -8,6 +8,7 @@
 #include "checker/window.h"
 #include "smt/arbiter.h"
 #include "spec/cfs_policy.h"
+#include "spec/directory.h"
 #include "spec/error.h"
 #include "trace/reader.h"
 
@@ -55,7 +56,7 @@ std::string evidence_name(const Violation& v, size_t n, const char* ext) {
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
-  if (!out) throw Error("cannot write " + path.string());
+  if (!out) throw Error("cannot write the evidence file " + path.string());
 }
 
 }  // namespace
@@ -80,8 +81,11 @@ Report check(const std::vector<Source>& sources, const CheckOptions& options) {
     report.files.push_back(s.name);
     const size_t first = report.violations.size();
     const bool cfs = check_one(s, options, report);
-    if (!options.evidence_dir.empty() && first < report.violations.size())
-      std::filesystem::create_directories(options.evidence_dir);
+    // Made when the first evidence file is due: a run that writes none (no violation, or
+    // --max-evidence 0) never touches it.
+    if (!options.evidence_dir.empty() && first < report.violations.size() &&
+        first < options.max_evidence)
+      make_directory(options.evidence_dir, "--evidence-dir");
     for (size_t i = first; i < report.violations.size() && i < options.max_evidence; ++i) {
       Violation& v = report.violations[i];
       if (options.arbiter) {

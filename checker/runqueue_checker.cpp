@@ -175,13 +175,17 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
       break;
     }
     case EventKind::Pick: {
+      // The view's vruntimes are the trace's, or the shadow's up to this pick (a pick moves none).
+      const bool vruntimes_known = e.V || shadow_;
       const int64_t judged_from = findings_.violations();
       decisions_.pick(view_, {se, curr_before, next_before, curr_protected});
       if (shadow_ && !decisions_.pick_step(se, shadow_->curr(), judged_from)) stop_shadow("pick");
       service_.on_pick(se, now_, line);
-      if (lag_figures_ && (e.V || shadow_))
+      if (lag_figures_ && vruntimes_known)
         lag_figures_->at_decision(view_, e.V ? *e.V : view_.V(), service_.steady(),
                                   service_.cpu_bound(), line);
+      else if (lag_figures_)
+        lag_figures_->unmeasurable(line);
       break;
     }
     case EventKind::Reweight:

@@ -4,9 +4,7 @@
 set -euo pipefail
 source "$(dirname "$0")/cli_expect.sh"
 vlag=$1 fixtures=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+in_scratch_dir
 
 
 expect 0 "$vlag" demo --seconds 0.05 --trace demo.jsonl

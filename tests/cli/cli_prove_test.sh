@@ -5,9 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/cli_expect.sh"
 vlag=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+in_scratch_dir
 
 expect 0 "$vlag" prove --tasks 2 --depth 2 --invariant INV-LAG-SUM --preset linux-6.18
 grep -q "^PROVED for every depth by k-induction at k = 1" out.txt
