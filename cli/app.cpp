@@ -1,6 +1,7 @@
 #include "cli/app.h"
 
 #include "cli/commands.h"
+#include "cli/kernel_state_command.h"
 
 namespace vlag::cli {
 
@@ -17,6 +18,7 @@ void build_app(CLI::App& app, int& exit_code) {
   add_compare_command(app, exit_code);
   add_check_command(app, exit_code);
   add_kernel_command(app, exit_code);
+  add_kernel_state_options(app, exit_code);
   add_prove_command(app, exit_code);
   add_trace_command(app);
   add_help_command(app);

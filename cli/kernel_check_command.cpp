@@ -1,14 +1,17 @@
-// `vlag kernel check FILE|-`: perf script / trace-cmd report text of the sched tracepoints
-// through the kernel service layer (SPEC.md §6.2), printed like perf sched latency, with the
-// verdicts of §6.3 (cli/kernel_check_report.h).
+// `vlag kernel check FILE|-`: a capture of the sched tracepoints (perf script / trace-cmd report
+// text, perf.data, trace.dat) through the kernel service layer (SPEC.md §6.2), printed like perf
+// sched latency, with the verdicts of §6.3 (cli/kernel_check_report.h), and with --worst N the
+// N worst wakeups one by one (cli/kernel_worst_report.h).
 #include <fmt/format.h>
 
 #include "cli/kernel_check_report.h"
 #include "cli/kernel_commands.h"
+#include "cli/kernel_worst_report.h"
 #include "json/writer.h"
 #include "kernel/capture_reader.h"
 #include "kernel/check_options.h"
 #include "kernel/service.h"
+#include "kernel/worst_wakeups.h"
 
 namespace vlag::cli {
 
@@ -29,16 +32,25 @@ int run_kernel_check(const CheckOptions& o) {
     json::Array all;
     for (const auto& file : o.files) {
       kernel::KernelServiceLayer layer(kernel::capture_name(file), ko);
-      const auto stats = kernel::read_perf_capture(
-          file, [&](const kernel::KernelEvent& e) { layer.on_event(e); }, {o.keep_going});
+      kernel::WorstWakeups wakeups(o.worst, ko.only_cpu);
+      const auto stats = kernel::read_perf_capture(file,
+                                                   [&](const kernel::KernelEvent& e) {
+                                                     layer.on_event(e);
+                                                     if (o.worst) wakeups.on_event(e);
+                                                   },
+                                                   {o.keep_going});
       if (stats.cpus) layer.note_machine_cpus(*stats.cpus);
       const auto report = layer.finish();
+      const auto worst_ones = wakeups.finish();
       worst = join(worst, report.worst);
       skipped = skipped || stats.skipped > 0;
       if (o.json)
-        all.add_raw(kernel_json(report, stats));
+        all.add_raw(o.worst ? kernel_json(report, stats, "worst_wakeups",
+                                          worst_wakeups_json(worst_ones, wakeups.measured()))
+                            : kernel_json(report, stats));
       else
-        print_kernel_text(report, stats, o.hz_given);
+        print_kernel_text(report, stats, o.hz_given,
+                          o.worst ? worst_wakeups_text(worst_ones, wakeups.measured()) : "");
     }
     if (o.json) fmt::print("{}\n", all.text());
     return skipped ? 2 : verdict_exit_code(worst, o.strict);

@@ -197,7 +197,8 @@ void print_trace_notes(const KernelReport& r, const kernel::PerfParseStats& stat
 
 }  // namespace
 
-void print_kernel_text(const KernelReport& r, const kernel::PerfParseStats& stats, bool hz_given) {
+void print_kernel_text(const KernelReport& r, const kernel::PerfParseStats& stats, bool hz_given,
+                       const std::string& extra) {
   std::string cpus;
   for (const int c : r.recorded_cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
   fmt::print("{}: {} events, {:.6f} s .. {:.6f} s; CPUs recorded: {} of {} ({}){}\n", r.file,
@@ -215,26 +216,29 @@ void print_kernel_text(const KernelReport& r, const kernel::PerfParseStats& stat
                                    ? std::string("none given (give --snapshot or --groups): "
                                                  "checks that need them are inconclusive")
                                    : r.options.group_source);
-  fmt::print(" {:<24}|{:>12} |{:>9} |{:>10} |{:>10} |{:>17} |{:>8} |{:>8}\n", "Task", "Runtime ms",
-             "Switches", "Avg delay", "Max delay", "Max delay at", "wake p50", "wake p99");
-  fmt::print(" {:-<110}\n", "");
+  fmt::print(" {:<24}|{:>12} |{:>9} |{:>13} |{:>13} |{:>17} |{:>12} |{:>12}\n", "Task",
+             "Runtime ms", "Switches", "Avg delay ms", "Max delay ms", "Max delay at",
+             "wake p50 ms", "wake p99 ms");
+  fmt::print(" {:-<125}\n", "");
   for (const auto& [pid, t] : r.tasks) {
     if (t.switches == 0 && t.runtime_ns == 0) continue;
     const auto lat = stats::summarize(t.delays_ns);
     const auto wake = stats::summarize(t.wakeup_delays_ns);
-    fmt::print(" {:<24}|{:>12} |{:>9} |{:>10} |{:>10} |{:>15.6f} s |{:>8} |{:>8}\n",
+    fmt::print(" {:<24}|{:>12} |{:>9} |{:>13} |{:>13} |{:>15.6f} s |{:>12} |{:>12}\n",
                t.comm + ":" + std::to_string(pid), ms(static_cast<double>(t.runtime_ns)),
                t.switches, ms(lat.avg_ns), ms(static_cast<double>(lat.max_ns)),
                static_cast<double>(t.max_delay_at_ns) / 1e9, ms(static_cast<double>(wake.p50_ns)),
                ms(static_cast<double>(wake.p99_ns)));
   }
+  fmt::print("{}", extra);
   print_shares(r);
   print_checks(r);
   print_trace_notes(r, stats);
   fmt::print(" result: {}\n", std::string(verdict_name(r.worst)));
 }
 
-std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& stats) {
+std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& stats,
+                        const std::string& extra_key, const std::string& extra) {
   const auto tables = share_tables(r);
   const auto share_in = [&](const std::string& group, double runtime) {
     const auto t = tables.find(group);
@@ -331,8 +335,8 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
         json::Object().num("pid", pid).num("windows", u.windows).num("total_ns", u.total_ns));
   json::Array cpus;
   for (const int c : r.recorded_cpus) cpus.add_raw(std::to_string(c));
-  return json::Object()
-      .str("file", r.file)
+  json::Object o;
+  o.str("file", r.file)
       .boolean("ok", r.ok())
       .str("verdict", std::string(verdict_name(r.worst)))
       .num("events", stats.events)
@@ -352,8 +356,9 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
       .raw("findings", findings.text())
       .raw("unrecorded_switches", unrecorded.text())
       .num("trace_problem_count", r.problem_count)
-      .raw("trace_problems", problems.text())
-      .text();
+      .raw("trace_problems", problems.text());
+  if (!extra_key.empty()) o.raw(extra_key, extra);
+  return o.text();
 }
 
 }  // namespace vlag::cli

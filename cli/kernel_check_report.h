@@ -2,7 +2,8 @@
 // `perf sched latency`; the CPU share of every task that ran inside its group and of every group
 // inside its parent, against the renormalised fluid ideal, with its weight phases; per ID the
 // subjects held, inconclusive (by reason), violated and not applicable, and the findings; what
-// the trace did not record. The same as one JSON object per file.
+// the trace did not record. The same as one JSON object per file. `extra` is what an option adds
+// (cli/kernel_worst_report.h): text after the latency table, a member of the JSON object.
 #pragma once
 
 #include <string>
@@ -13,8 +14,10 @@
 namespace vlag::cli {
 
 void print_kernel_text(const kernel::KernelReport& r, const kernel::PerfParseStats& stats,
-                       bool hz_given);
+                       bool hz_given, const std::string& extra = "");
 
-std::string kernel_json(const kernel::KernelReport& r, const kernel::PerfParseStats& stats);
+/// With `extra_key` not empty, `extra` (JSON) is the object's member of that name.
+std::string kernel_json(const kernel::KernelReport& r, const kernel::PerfParseStats& stats,
+                        const std::string& extra_key = "", const std::string& extra = "");
 
 }  // namespace vlag::cli

@@ -73,8 +73,14 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
 
   auto copts = std::make_shared<CheckOptions>();
   CLI::App* check = kernel->add_subcommand(
-      "check", "Check perf script / trace-cmd report text of the sched tracepoints (SPEC.md 6.2)");
-  check->add_option("files", copts->files, "perf script text files, or - for standard input")
+      "check",
+      "Check a capture of the sched tracepoints: perf script / trace-cmd report text, perf.data "
+      "or trace.dat (SPEC.md 6.2)");
+  check
+      ->add_option("files", copts->files,
+                   "Captures: perf script / trace-cmd report text, perf.data (read through perf "
+                   "script), trace.dat; - for standard input (a binary one only redirected from "
+                   "a file)")
       ->required();
   check->add_option("--snapshot", copts->snapshots,
                     "sched debug snapshot(s): task groups, custom slices, base slice");
@@ -91,6 +97,12 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
                    "bound of SPEC.md 6.2 decides the rest)")
       ->check(CLI::Range(0.0, 3.6e6))
       ->capture_default_str();
+  check
+      ->add_option("--worst", copts->worst,
+                   "List the N worst wakeups one by one (task, CPU, times, delay, what ran "
+                   "meanwhile), as perf sched timehist -w shows wakeups")
+      ->check(CLI::Range(1, 100000))
+      ->option_text("N in [1 - 100000]");
   check->add_flag("--keep-going", copts->keep_going,
                   "Skip and count malformed lines (exit 2 if any was skipped)");
   check->add_flag("--json", copts->json, "Machine-readable output");
@@ -99,8 +111,11 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
 
   auto iopts = std::make_shared<ImportOptions>();
   CLI::App* imp = kernel->add_subcommand(
-      "import", "Write one CPU's fair-class events of a perf script text as a spec/TRACE.md trace");
-  imp->add_option("file", iopts->file, "perf script text, or - for standard input")->required();
+      "import", "Write one CPU's fair-class events of a capture as a spec/TRACE.md trace");
+  imp->add_option("file", iopts->file,
+                  "A capture: perf script / trace-cmd report text, perf.data, trace.dat; - for "
+                  "standard input")
+      ->required();
   imp->add_option("--cpu", iopts->cpu, "The CPU whose runqueue becomes the trace")
       ->check(CLI::Range(0, 8191))
       ->capture_default_str();

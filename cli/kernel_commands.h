@@ -6,6 +6,7 @@
 // check was violated (or, under --strict, inconclusive), else 0 (SPEC.md §6.3).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <ios>
 #include <string>
@@ -30,6 +31,7 @@ struct CheckOptions {
   bool hz_given = false;
   int cpu = -1;
   double starvation_ms = 0;
+  size_t worst = 0;  // --worst N: list the N worst wakeups
   bool keep_going = false;
   bool json = false;
   bool strict = false;

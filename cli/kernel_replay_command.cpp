@@ -265,8 +265,9 @@ void add_kernel_replay_command(CLI::App& kernel, int& exit_code) {
       "replay",
       "Run what the tasks of a capture did on the model and print model and kernel side by side");
   cmd->add_option("capture", a->capture,
-                  "A capture directory (perf.txt, sched-debug.N.txt, stdout.txt) or a perf "
-                  "script text NAME.perf.txt beside NAME.sched-debug.N.txt and NAME.stdout.txt")
+                  "A capture directory (perf.txt, perf.data or trace.dat; sched-debug.N.txt, "
+                  "stdout.txt) or a capture file NAME.perf.txt (NAME.perf.data, NAME.trace.dat) "
+                  "beside NAME.sched-debug.N.txt and NAME.stdout.txt")
       ->required();
   cmd->add_option("--pids", a->pids, "The workload's tasks (default: from its output)")
       ->delimiter(',');

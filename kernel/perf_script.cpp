@@ -253,6 +253,22 @@ void parse_plugin_wakeup(KernelEvent& e, std::string_view rest, const std::strin
   plugin_task(s, e.comm, e.pid, e.prio, file, line, "pid", "prio");
 }
 
+// trace-cmd report's "CPU:1 [123 EVENTS DROPPED]" (or "CPU:1 [EVENTS DROPPED]") before the first
+// event after a loss: an error of its own, saying so.
+void refuse_dropped_events_line(std::string_view s, const std::string& file, int line) {
+  constexpr std::string_view kTail = "EVENTS DROPPED]";
+  const size_t open = s.find(" [");
+  if (s.substr(0, 4) != "CPU:" || open == std::string_view::npos || !ends_with(s, kTail)) return;
+  const int cpu = cpu_value(s.substr(4, open - 4), file, line, "cpu");
+  const std::string_view count =
+      trim_blanks(s.substr(open + 2, s.size() - (open + 2) - kTail.size()));
+  if (!count.empty()) in_range(count, 1, INT64_MAX, "count", file, line, "count");
+  fail(file, line,
+       "cpu " + std::to_string(cpu) + ": the ring buffer dropped " +
+           (count.empty() ? std::string("an unknown number of") : std::string(count)) +
+           " events here (record with larger buffers: trace-cmd record -b, perf record -m)");
+}
+
 }  // namespace
 
 KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line) {
@@ -371,6 +387,7 @@ PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
     first = false;
     KernelEvent e;
     try {
+      refuse_dropped_events_line(s, file, line);
       e = parse_perf_line(raw, file, line);
     } catch (const Error& err) {
       if (!options.keep_going) throw;

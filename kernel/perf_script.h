@@ -32,8 +32,9 @@ struct PerfParseStats {
 KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line);
 
 /// Streams a whole file, calling sink for each event in file order (the sink may move from the
-/// event). Blank lines, '#' comments and a first "cpus=N" line are not events. Throws
-/// "FILE: no sched events" when nothing parsed (an empty file; with keep_going, only garbage).
+/// event). Blank lines, '#' comments and a first "cpus=N" line are not events; trace-cmd's
+/// "CPU:N [K EVENTS DROPPED]" line is an error of its own, saying so. Throws "FILE: no sched
+/// events" when nothing parsed (an empty file; with keep_going, only garbage).
 PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
                                  const std::function<void(KernelEvent&)>& sink,
                                  const PerfParseOptions& options = {});

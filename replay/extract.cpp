@@ -474,8 +474,11 @@ int64_t tick_phase(const std::vector<std::pair<int64_t, int64_t>>& stats,
 CaptureFiles find_capture(const std::string& path) {
   CaptureFiles f;
   if (fs::is_directory(path)) {
-    f.perf = (fs::path(path) / "perf.txt").string();
-    if (!fs::exists(f.perf)) throw Error(path + ": no perf.txt in this directory");
+    for (const char* form : {"perf.txt", "perf.data", "trace.dat"})  // any form of the capture
+      if (f.perf.empty() && fs::exists(fs::path(path) / form))
+        f.perf = (fs::path(path) / form).string();
+    if (f.perf.empty())
+      throw Error(path + ": no perf.txt, perf.data or trace.dat in this directory");
     f.snapshots = snapshots_named((fs::path(path) / "sched-debug.").string());
     if (const auto out = fs::path(path) / "stdout.txt"; fs::exists(out))
       f.workload_output = out.string();
@@ -484,7 +487,8 @@ CaptureFiles find_capture(const std::string& path) {
   if (!fs::exists(path)) throw Error(path + ": cannot open");
   f.perf = path;
   std::string stem = fs::path(path).filename().string();
-  for (const std::string suffix : {".perf.txt", ".txt"})
+  for (const std::string suffix :
+       {".perf.txt", ".perf.data", ".trace.dat", ".txt", ".data", ".dat"})
     if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
       stem.resize(stem.size() - suffix.size());
       break;

@@ -1,7 +1,7 @@
 // What each task of a real capture did, as a script the simulator can run (sim/script.h), and
 // the figures the kernel gave it — the first half of `vlag kernel replay` (replay/replay.h).
 //
-// From the sched tracepoints (perf script text, read by kernel/capture_reader.h; each line's
+// From the sched tracepoints (a capture in any form kernel/capture_reader.h reads; each line's
 // leading task is the one running on its CPU, which places the switches the trace leaves out,
 // docs/fidelity.md): per task its start, its bursts (the CPU time between a wakeup
 // and the next sleep, and the wall-clock span from the first run to the sleep), its sleeps and what
@@ -31,16 +31,17 @@
 
 namespace vlag::replay {
 
-/// A capture's files: a directory holding perf.txt, sched-debug.N.txt and stdout.txt (the
-/// suite's layout, scripts/capture-kernel), or NAME.perf.txt beside NAME.sched-debug.N.txt and
-/// NAME.stdout.txt (NAME may drop one "-suffix": hackbench-head.perf.txt, hackbench.stdout.txt).
+/// A capture's files: a directory holding perf.txt (or perf.data, or trace.dat), sched-debug.N.txt
+/// and stdout.txt (the suite's layout, scripts/capture-kernel), or NAME.perf.txt (NAME.perf.data,
+/// NAME.trace.dat) beside NAME.sched-debug.N.txt and NAME.stdout.txt (NAME may drop one
+/// "-suffix": hackbench-head.perf.txt, hackbench.stdout.txt).
 struct CaptureFiles {
   std::string perf;
   std::vector<std::string> snapshots;
   std::string workload_output;  // "" when there is none
 };
 
-/// Throws vlag::Error when path is neither a directory with perf.txt nor a readable file.
+/// Throws vlag::Error when path is neither a directory with a capture nor a readable file.
 CaptureFiles find_capture(const std::string& path);
 
 struct ExtractOptions {

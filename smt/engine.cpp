@@ -84,7 +84,20 @@ class Prover {
   }
 
   Result run() {
-    Result r = search();
+    Result r;
+    try {
+      r = search();
+    } catch (const z3::exception&) {
+      // An interrupt that lands in a call other than check() (push, add, the model's
+      // simplifier) surfaces as an exception: the same verdict as an interrupted check.
+      if (!watchdog_.reason()) throw;
+      r = Result{};
+      r.method = "bmc";
+      r.depth = held_depth_;
+      r.verdict = Verdict::Unknown;
+      r.note = std::string(watchdog_.reason()) + "; held to depth " + std::to_string(held_depth_);
+      fill(r);
+    }
     r.seconds = elapsed();
     return r;
   }
@@ -224,7 +237,7 @@ class Prover {
       const z3::check_result res = extend(b, k, "bmc");
       if (res == z3::unknown) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
       if (res == z3::sat) return found(r, b, k);
-      r.depth = k;
+      r.depth = held_depth_ = k;
       if (!step_open) continue;
       const z3::check_result ind = extend(*t, k, "k-induction");
       if (ind == z3::unsat) {
@@ -263,7 +276,10 @@ class Prover {
     const auto& [before, ch] = model_step_;
     num_.set_scope(0);
     const z3::expr again = bad(model_, o_.invariant, before, ch, b.last);
-    if (!m.eval(again, true).is_true()) {
+    const bool shown = m.eval(again, true).is_true();
+    // An interrupt during the evaluation leaves it unfinished: not evidence either way.
+    if (watchdog_.reason()) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
+    if (!shown) {
       r.verdict = Verdict::Unknown;
       r.note = "the induction lemma of " + o_.invariant + " fails at depth " + std::to_string(k) +
                " (a lemma too strong, not a violation)";
@@ -274,6 +290,7 @@ class Prover {
     r.depth = k;
     Counterexample c;
     c.ops = decode(num_, m, b.first, b.steps, info_.steady);
+    if (watchdog_.reason()) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
     c.violated_step = static_cast<int>(c.ops.size()) - 1;
     c.promised = promised_by(o_.params.preset, o_.invariant);
     r.cex = std::move(c);
@@ -291,6 +308,7 @@ class Prover {
   Figures last_;
   std::pair<SymState, Choice> model_step_{fresh_state(num_, 1, "unused"),
                                           model_.fresh_choice("unused")};
+  int held_depth_ = 0;  // the deepest BMC depth refuted so far
   Watchdog watchdog_;
 };
 

@@ -97,7 +97,7 @@ struct Judges {
   CheckerRole checker = CheckerRole::NotJudged;  // `vlag check` on an exact trace
   bool linux64 = false;   // `vlag check` on a Linux-arithmetic trace ("arith":"linux64") too
   bool windowed = false;  // a window (the state before it, then events) shows it again
-  bool kernel = false;    // `vlag kernel check` or `vlag kernel snapshot`
+  bool kernel = false;    // `vlag kernel check` or `vlag kernel snapshot`, `--state` included
 };
 
 struct Property {
@@ -140,6 +140,10 @@ inline bool lag_bound_linux(const Preset& p, const Situation&) {
 inline constexpr Judges kEverywhere{true, CheckerRole::Verdict, true, true, false};
 // Judged on every trace, windows included.
 inline constexpr Judges kOnTraces{false, CheckerRole::Verdict, true, true, false};
+// As kEverywhere and kOnTraces, and on the kernel's own numbers (`vlag kernel check --state`,
+// SPEC.md 6.4).
+inline constexpr Judges kEverywhereAndKernel{true, CheckerRole::Verdict, true, true, true};
+inline constexpr Judges kOnTracesAndKernel{false, CheckerRole::Verdict, true, true, true};
 inline constexpr Judges kKernel{.kernel = true};
 inline constexpr Judges kCfsTraces{.checker = CheckerRole::Verdict};
 
@@ -180,34 +184,39 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kInvDeadline, .promise = registry::deadline,
      .note = "not after a clamped reweight cut the request (4.8) or, in Linux arithmetic, a "
              "reweight rescaled d - v (7.3)",
-     .judged = registry::kEverywhere, .prove = registry::kProved64,
+     .judged = registry::kEverywhereAndKernel, .prove = registry::kProved64,
      .fixture = "inv-deadline.jsonl"},
     {.id = ids::kInvS64Margin, .promise = registry::everywhere,
      .note = "while the queued vruntimes lie within 2^63/(2^18 W) of each other",
-     .judged = registry::kOnTraces, .fixture = "inv-s64-margin.jsonl"},
+     .judged = registry::kOnTracesAndKernel, .fixture = "inv-s64-margin.jsonl"},
     // SPEC.md §6: the real kernel's bookkeeping (no preset: the kernel's own promise).
     {.id = ids::kInvKernelSums, .kind = PropertyKind::KernelStateInvariant,
-     .note = "wherever a trace reports the kernel's sums (v0, sum_w, sum_wv: Linux 6.6-6.18, the "
-             "6.19 names on 6.18.y); judged when all of the runqueue's queued entities are known",
-     .judged = {.checker = CheckerRole::Verdict, .linux64 = true, .windowed = true},
-     .fixture = "inv-kernel-sums.jsonl"},
+     .note = "the kernel's sums against its own entities: on a trace that reports them (v0, "
+             "sum_w, sum_wv: Linux 6.6-6.18, the 6.19 names on 6.18.y), judged when all of the "
+             "runqueue's queued entities are known; on a capture of the kernel's state where a "
+             "queue snapshot shows every entity of the cfs_rq's tree (6.4)",
+     .judged = registry::kOnTracesAndKernel, .fixture = "inv-kernel-sums.jsonl"},
     // SPEC.md §6: step invariants.
     {.id = ids::kInvPlaceLag, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
-     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-place-lag.jsonl"},
+     .judged = registry::kEverywhereAndKernel, .prove = registry::kProved,
+     .fixture = "inv-place-lag.jsonl"},
     {.id = ids::kInvReweight, .kind = PropertyKind::StepInvariant, .promise = registry::reweight,
      .note = "under reweight by placement (linux-6.18) not for the running entity (4.8)",
      .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-reweight.jsonl"},
     {.id = ids::kInvPickEligible, .kind = PropertyKind::StepInvariant,
-     .promise = registry::everywhere, .judged = registry::kEverywhere, .prove = registry::kProved,
-     .fixture = "inv-pick-eligible.jsonl"},
+     .promise = registry::everywhere, .judged = registry::kEverywhereAndKernel,
+     .prove = registry::kProved, .fixture = "inv-pick-eligible.jsonl"},
     {.id = ids::kInvPickEdf, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
      .note = "curr under protection and the eligible next buddy are exempt",
-     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-pick-edf.jsonl"},
+     .judged = registry::kEverywhereAndKernel, .prove = registry::kProved,
+     .fixture = "inv-pick-edf.jsonl"},
     {.id = ids::kInvLagClamp, .kind = PropertyKind::StepInvariant, .promise = registry::lag_clamp,
      .note = "its DELAY_ZERO clause (vl <= 0 after a delayed dequeue) wherever DELAY_ZERO is on",
-     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-lag-clamp.jsonl"},
+     .judged = registry::kEverywhereAndKernel, .prove = registry::kProved,
+     .fixture = "inv-lag-clamp.jsonl"},
     {.id = ids::kInvDelay, .kind = PropertyKind::StepInvariant, .promise = registry::delay,
-     .judged = registry::kEverywhere, .prove = registry::kProved, .fixture = "inv-delay.jsonl"},
+     .judged = registry::kEverywhereAndKernel, .prove = registry::kProved,
+     .fixture = "inv-delay.jsonl"},
     {.id = ids::kInvStep, .kind = PropertyKind::StepInvariant, .promise = registry::everywhere,
      .note = "on traces that start at the beginning",
      .judged = {.checker = CheckerRole::Verdict, .linux64 = true}, .fixture = "inv-step.jsonl"},

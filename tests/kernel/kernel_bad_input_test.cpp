@@ -13,6 +13,7 @@
 #include "kernel/perf_script.h"
 #include "kernel/sched_debug.h"
 #include "spec/error.h"
+#include "tests/kernel/shell_run.h"
 #include "tests/kernel/snapshot_text.h"
 
 namespace vlag::kernel {
@@ -212,23 +213,7 @@ TEST(KernelBadInput, SchedDebugKeepGoingCountsWhatItSkips) {
   EXPECT_NE(snap.first_error.find("field 'eligible'"), std::string::npos);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/vlag-bad-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name, const std::string& text) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 std::string map_error(const std::string& path) {
   KernelCheckOptions o;

@@ -8,9 +8,12 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "checker/checker.h"
 #include "checker/run.h"
@@ -104,6 +107,27 @@ TEST(Prove, RejectsUnknownInvariantAndBadRanges) {
   o.arith = Arith::Linux64;
   o.invariant = "INV-REWEIGHT";
   EXPECT_THROW(validate(o), Error);
+}
+
+// Ctrl-C or the time budget may interrupt Z3 in any call, not only in check(): wherever it lands
+// the search answers Unknown, saying why, and never throws (z3's "canceled" from a push once
+// aborted vlag prove). The stop comes at a spread of moments through a search that outlasts them.
+TEST(Prove, AnInterruptAnywhereGivesUnknownNotAnException) {
+  Options o = options("linux-6.18", "THM-LAG-BOUND-LINUX", 12);
+  o.tasks = 3;
+  for (int delay_ms = 0; delay_ms <= 60; delay_ms += 3) {
+    std::atomic<bool> stop{delay_ms == 0};
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      stop = true;
+    });
+    Result r;
+    EXPECT_NO_THROW(r = run(o, nullptr, &stop)) << "stopped after " << delay_ms << " ms";
+    stopper.join();
+    if (r.verdict == Verdict::Unknown) {
+      EXPECT_EQ(r.note.rfind("interrupted", 0), 0u) << delay_ms << " ms: " << r.note;
+    }
+  }
 }
 
 // Replays a trace through the checker, as `vlag check` does.

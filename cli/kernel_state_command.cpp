@@ -1,0 +1,149 @@
+// `vlag kernel record --state [--cpus LIST] [--duration S] [-o DIR] [-- COMMAND]` captures the
+// kernel's own state (kernel/state/record.h) and checks it; `vlag kernel check --state FILE...`
+// checks saved captures (kernel/state/capture_file.h), no root needed. Each prints the report of
+// kernel/state/report.h: exit 0 when nothing was violated, 1 when something was (or, under
+// --strict, was inconclusive: SPEC.md §6.3), 2 when the capture cannot be made here (not root, no
+// BTF, the BPF part not built, a tracepoint missing) or a file cannot be read.
+#include "cli/kernel_state_command.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+#include <memory>
+
+#include "kernel/state/capture_file.h"
+#include "kernel/state/checks.h"
+#include "kernel/state/record.h"
+#include "kernel/state/report.h"
+
+namespace vlag::cli {
+namespace {
+
+struct StateOptions {
+  bool state = false;
+  std::string cpus;
+  std::string out;
+  bool no_queues = false;
+};
+
+// "1", "0-1,3" -> {0, 1, 3}.
+std::vector<int> cpu_list(const std::string& text) {
+  std::vector<int> cpus;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const std::string_view item = rest.substr(0, rest.find(','));
+    rest.remove_prefix(std::min(rest.size(), item.size() + 1));
+    int lo = -1, hi = -1;
+    const char* end = item.data() + item.size();
+    std::from_chars_result got = std::from_chars(item.data(), end, lo);
+    if (got.ec == std::errc() && got.ptr != end && *got.ptr == '-')
+      got = std::from_chars(got.ptr + 1, end, hi);
+    else
+      hi = lo;
+    if (got.ec != std::errc() || got.ptr != end || lo < 0 || hi < lo || hi >= 4096)
+      throw CLI::ValidationError("--cpus",
+                                 "'" + std::string(item) + "' is not a CPU or a range A-B");
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+int report(const kernel::state::StateCapture& capture, bool json, bool strict) {
+  const kernel::state::StateReport r = kernel::state::check_state_capture(capture);
+  std::cout << (json ? kernel::state::report_json(capture, r)
+                     : kernel::state::report_text(capture, r));
+  return r.exit_code(strict);
+}
+
+bool given(const CLI::App& app, const std::string& name) {
+  return app.get_option(name)->count() > 0;
+}
+
+int run_record_state(const StateOptions& s, const CLI::App& rec) {
+  kernel::state::StateRecordOptions o;
+  if (!s.cpus.empty())
+    o.cpus = cpu_list(s.cpus);
+  else if (const CLI::Option* one = rec.get_option("--cpu"); one->count() > 0)
+    o.cpus = {one->as<int>()};
+  if (const CLI::Option* d = rec.get_option("--duration"); d->count() > 0)
+    o.duration_s = d->as<double>();
+  o.command = rec.get_option("command")->results();
+  o.out_dir = s.out;
+  if (o.out_dir.empty() && rec.get_option("--out")->count() > 0)
+    o.out_dir = rec.get_option("--out")->as<std::string>();
+  o.queues = !s.no_queues;
+  if (o.duration_s <= 0 && o.command.empty())
+    throw CLI::ValidationError("--state", "give a --duration, a command after --, or both");
+  const bool json = given(rec, "--json");
+  kernel::state::RecordedState recorded;
+  try {
+    recorded = kernel::state::record_state(o, [&](const kernel::bpf::KernelParameters& k) {
+      if (!json)
+        std::cerr << fmt::format(
+            "vlag kernel record --state: capturing kernel {} (HZ {}, base "
+            "slice {} ns)\n",
+            k.release, k.hz, k.base_slice_ns);
+    });
+  } catch (const kernel::bpf::CaptureError& e) {
+    std::cerr << "vlag kernel record --state: cannot capture here: " << e.what() << " ["
+              << kernel::bpf::error_kind_name(e.kind()) << "]\n";
+    return 2;
+  }
+  if (!json)
+    std::cout << fmt::format("recorded into {}: {} records in {:.3f} s (stopped by {})\n\n",
+                             recorded.dir, recorded.result.records, recorded.result.seconds,
+                             recorded.result.stopped_by);
+  return report(kernel::state::read_state_capture(recorded.dir), json, given(rec, "--strict"));
+}
+
+int run_check_state(const CLI::App& check) {
+  const bool json = given(check, "--json"), strict = given(check, "--strict");
+  int status = 0;
+  for (const auto& file : check.get_option("files")->results()) {
+    status = std::max(status, report(kernel::state::read_state_capture(file), json, strict));
+    if (!json) std::cout << "\n";
+  }
+  return status;
+}
+
+}  // namespace
+
+void add_kernel_state_options(CLI::App& app, int& exit_code) {
+  CLI::App* kernel = app.get_subcommand("kernel");
+  CLI::App* rec = kernel->get_subcommand("record");
+  CLI::App* check = kernel->get_subcommand("check");
+  const char* group = "Kernel state (BPF, SPEC.md 6.4)";
+
+  auto ro = std::make_shared<StateOptions>();
+  rec->add_flag("--state", ro->state,
+                "Capture the kernel's own EEVDF state with BPF (root, BTF) instead of perf, and "
+                "check every pick, placement, saved lag, deadline and sum it shows")
+      ->group(group);
+  rec->add_option("--cpus", ro->cpus, "With --state: capture these CPUs only, e.g. 1 or 0-1,3")
+      ->group(group);
+  rec->add_option("-o", ro->out, "With --state: the capture's directory (as --out)")->group(group);
+  rec->add_flag("--no-queues", ro->no_queues,
+                "With --state: no queue snapshots (cheaper; the picks' deadline order and the "
+                "sums are then not judged)")
+      ->group(group);
+  rec->parse_complete_callback([ro, rec, &exit_code] {
+    if (!ro->state) return;
+    exit_code = run_record_state(*ro, *rec);
+    rec->final_callback({});  // the perf path of `kernel record` does not run
+  });
+
+  auto co = std::make_shared<bool>(false);
+  check
+      ->add_flag("--state", *co,
+                 "The files are captures of the kernel's own state (a directory `kernel record "
+                 "--state` wrote, its state.raw, or state_dump --json output)")
+      ->group(group);
+  check->parse_complete_callback([co, check, &exit_code] {
+    if (!*co) return;
+    exit_code = run_check_state(*check);
+    check->final_callback({});
+  });
+}
+
+}  // namespace vlag::cli

@@ -1,0 +1,103 @@
+#include "kernel/perf_data.h"
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "kernel/command_output.h"
+#include "spec/error.h"
+
+namespace vlag::kernel {
+namespace {
+
+constexpr std::string_view kMagic = "PERFILE2";
+constexpr std::string_view kMagicSwapped =
+    "2ELIFREP";  // written on a machine of the other byte order
+
+// The head of perf.data's file header (tools/perf/util/header.h): sections are {offset, size}.
+struct Section {
+  uint64_t offset, size;
+};
+struct FileHeader {
+  char magic[8];
+  uint64_t size;  // of this header: 104; 16 for the header of perf's pipe format
+  uint64_t attr_size;
+  Section attrs, data, event_types;
+  uint64_t features[4];  // one bit per feature section stored after the data
+};
+static_assert(sizeof(FileHeader) == 104);
+
+std::string bytes(uint64_t n) { return std::to_string(n) + " bytes"; }
+
+// Refuses a file that ends before what its header says it holds: perf itself would crash or say
+// only "incompatible file format" on it.
+void check_not_truncated(const std::string& path, const std::string& name) {
+  std::error_code ec;
+  const uint64_t end = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(name + ": cannot read its size: " + ec.message());
+  std::ifstream in(path, std::ios::binary);
+  FileHeader h{};
+  in.read(reinterpret_cast<char*>(&h), sizeof h);
+  in.clear();
+  if (std::string_view(h.magic, 8) != kMagic) return;  // the other byte order: perf judges it
+  if (end < 16)
+    throw Error(name + ": truncated perf.data: " + bytes(end) + ", less than its header");
+  if (h.size != sizeof h) return;  // the pipe format: no sections to check
+  if (end < sizeof h)
+    throw Error(name + ": truncated perf.data: " + bytes(end) + ", less than its " +
+                bytes(sizeof h) + " header");
+  const uint64_t data_end = h.data.offset + h.data.size;
+  if (data_end < h.data.offset || data_end > end)
+    throw Error(name + ": truncated perf.data: its header puts " + bytes(h.data.size) +
+                " of events at offset " + std::to_string(h.data.offset) + ", the file ends at " +
+                std::to_string(end));
+  uint64_t features = 0;
+  for (const uint64_t word : h.features) features += std::popcount(word);
+  if (data_end + features * sizeof(Section) > end)
+    throw Error(name + ": truncated perf.data: it ends at " + std::to_string(end) +
+                " inside the table of its " + std::to_string(features) +
+                " header sections after the events");
+  in.seekg(static_cast<std::streamoff>(data_end));
+  for (uint64_t i = 0; i < features; ++i) {
+    Section s{};
+    in.read(reinterpret_cast<char*>(&s), sizeof s);
+    if (s.offset + s.size < s.offset || s.offset + s.size > end)
+      throw Error(name + ": truncated perf.data: header section " + std::to_string(i + 1) + " of " +
+                  std::to_string(features) + " reaches offset " +
+                  std::to_string(s.offset + s.size) + ", the file ends at " + std::to_string(end));
+  }
+}
+
+}  // namespace
+
+bool is_perf_data(std::string_view head) {
+  return head.substr(0, kMagic.size()) == kMagic || head.substr(0, kMagic.size()) == kMagicSwapped;
+}
+
+std::vector<std::string> perf_script_command(const std::string& path) {
+  // The fields of scripts/capture-kernel; "trace:" applies them to tracepoints only, so perf does
+  // not warn once per other event type that 'trace' does not apply to it.
+  return {"perf", "script", "-i", path, "--ns", "-F", "trace:comm,pid,tid,cpu,time,event,trace"};
+}
+
+PerfParseStats read_perf_data(const std::string& path, const std::string& name,
+                              const std::function<void(KernelEvent&)>& sink,
+                              const PerfParseOptions& options) {
+  check_not_truncated(path, name);
+  std::unique_ptr<CommandOutput> perf;
+  try {
+    perf = std::make_unique<CommandOutput>(perf_script_command(path));
+  } catch (const Error& e) {
+    throw Error(name + ": a perf.data, read through perf script, but " + e.what() +
+                " (Debian package linux-perf)");
+  }
+  return parse_child_output(*perf, name, sink, options, [&](const CommandOutput& p) {
+    const std::string last = p.last_error_line();
+    return name + ": perf script failed (" + p.how_it_ended() + ")" +
+           (last.empty() ? std::string() : ": " + last);
+  });
+}
+
+}  // namespace vlag::kernel

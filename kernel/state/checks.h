@@ -1,0 +1,78 @@
+// The checks of SPEC.md §6.4 on a capture of the kernel's own EEVDF state: each pick, placement,
+// saved lag, deadline and cfs_rq sum the capture shows, judged against the kernel's own numbers
+// in the kernel's own arithmetic (kernel/state/arith.h), with the model of kernel/state/model.h
+// saying where the capture cannot show enough (inconclusive, with the reason). One tally per ID
+// of spec/properties.h, the figures the IDs do not turn into verdicts (the bits the 64-bit sums
+// use, how often the model's replay of a run delta matched the kernel's), and a witness for each
+// violation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel/state/capture_file.h"
+#include "kernel/state/verdict.h"
+
+namespace vlag::kernel::state {
+
+/// Measurements beside the verdicts.
+struct Figures {
+  uint64_t records = 0;
+  uint64_t switches = 0;
+  uint64_t gaps = 0;  // records showing a task running that no switch put in
+  // INV-S64-MARGIN: the largest magnitude, in bits, of what the kernel keeps in s64.
+  int key_weight_bits = 0;   // key_i·w_i of a tree entity
+  int sum_bits = 0;          // Σ key_i·w_i with curr added (avg_vruntime's numerator)
+  int eligibility_bits = 0;  // key·load (vruntime_eligible's right-hand side)
+  int lag_product_bits = 0;  // vlag·(load + w) (place_entity's inflation)
+  // INV-KERNEL-SUMS: V from the scaled-down weights the kernel sums against the weighted average
+  // of the full weights, at each queue snapshot (scale_load_down drops a group weight's low bits).
+  double v_scaling_error_ns = 0;
+  // INV-PICK-EDF: picks of a later deadline that the next-buddy rule explains.
+  uint64_t picks_as_buddy = 0;
+  // A new pick while the previous curr was still eligible and protected (v < vprot): the pick
+  // rule keeps a protected curr (SPEC.md §4.4 step 4), so the kernel cancelled the protection
+  // without a record or did not keep it.
+  uint64_t protection_overridden = 0;
+  std::vector<std::string> protection_examples;
+  // INV-LAG-CLAMP: saved lags equal to entity_lag() on the V of the dequeue, or not (where the
+  // capture shows that V).
+  uint64_t saved_lags_exact = 0;
+  uint64_t saved_lags_inexact = 0;
+  std::vector<std::string> saved_lag_examples;
+  // INV-PLACE-LAG: placements equal to place_entity's own formula bit for bit, or not.
+  uint64_t placements_exact = 0;
+  uint64_t placements_inexact = 0;
+  // Wakeups during which a delayed entity of the cfs_rq finished its dequeue, unrecorded (the
+  // record's count is short of the model's): inconclusive.
+  uint64_t placements_beside_delayed_exit = 0;
+  std::vector<std::string> placement_examples;
+  // The model's replay of a run delta (update_curr: v += calc_delta_fair(δ), update_deadline)
+  // against the task's next runtime record.
+  uint64_t replays_matched = 0;
+  uint64_t replays_differed = 0;
+  uint64_t replays_moved = 0;  // the task's entity is on another cfs_rq: moved between groups
+  std::vector<std::string> replay_examples;
+  static constexpr size_t kMaxExamples = 5;
+};
+
+struct StateReport {
+  std::string source;
+  std::vector<std::pair<const char*, Tally>> tallies;  // by ID, in the report's order
+  Figures figures;
+  std::vector<std::string> notes;  // what the capture lacks as a whole (parameters, losses)
+
+  Tally& tally(const char* id);
+  const Tally* find(const char* id) const;
+  uint64_t violations() const;
+  uint64_t inconclusive() const;
+  /// SPEC.md §6.3: 1 for a violation, and for an inconclusive case under `strict`; else 0.
+  int exit_code(bool strict) const;
+};
+
+/// Every check over every record of a capture.
+StateReport check_state_capture(const StateCapture& capture);
+
+}  // namespace vlag::kernel::state

@@ -1,0 +1,163 @@
+#include "kernel/state/report.h"
+
+#include <fmt/format.h>
+
+#include "json/writer.h"
+
+namespace vlag::kernel::state {
+namespace {
+
+std::string cpus_text(const CaptureFacts& f) {
+  if (f.cpus.empty()) return "every CPU";
+  std::string s;
+  for (const int c : f.cpus) s += (s.empty() ? "cpu" : ",") + std::to_string(c);
+  return s;
+}
+
+std::string lost_text(const CaptureFacts& f) {
+  if (!f.lost_per_cpu) return "not known";
+  std::string s;
+  uint64_t total = 0;
+  for (size_t c = 0; c < f.lost_per_cpu->size(); ++c) {
+    s += fmt::format("{}cpu{}={}", s.empty() ? "" : " ", c, (*f.lost_per_cpu)[c]);
+    total += (*f.lost_per_cpu)[c];
+  }
+  return total == 0 ? "none" : s;
+}
+
+std::string examples(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += "\n      " + l;
+  return s;
+}
+
+void reasons(std::string& out, const char* id, const char* what,
+             const std::map<std::string, uint64_t>& counts) {
+  for (const auto& [why, n] : counts) out += fmt::format("  {} {}: {} ({})\n", id, what, why, n);
+}
+
+json::Object reasons_json(const std::map<std::string, uint64_t>& counts) {
+  json::Object o;
+  for (const auto& [why, n] : counts) o.num(why, static_cast<int64_t>(n));
+  return o;
+}
+
+}  // namespace
+
+std::string report_text(const StateCapture& capture, const StateReport& report) {
+  std::string out;
+  const Figures& f = report.figures;
+  out += fmt::format("{}: {} records, {} switches", capture.source, f.records, f.switches);
+  if (capture.facts.seconds > 0) out += fmt::format(" in {:.3f} s", capture.facts.seconds);
+  out += "\n";
+  if (capture.kernel) {
+    const auto& k = *capture.kernel;
+    out += fmt::format("kernel {}: HZ {}, base slice {} ns, layout {}\n", k.release, k.hz,
+                       k.base_slice_ns, k.layout.describe());
+  }
+  out += fmt::format(
+      "captured: {}; lost records: {}; gaps (a task running that no switch put in): {}\n",
+      cpus_text(capture.facts), lost_text(capture.facts), f.gaps);
+  for (const auto& n : report.notes) out += "note: " + n + "\n";
+  out += fmt::format("\n {:<18} {:>9} {:>9} {:>9} {:>13} {:>9}\n", "check", "cases", "held",
+                     "violated", "inconclusive", "n/a");
+  for (const auto& [id, t] : report.tallies)
+    out += fmt::format(" {:<18} {:>9} {:>9} {:>9} {:>13} {:>9}\n", id, t.cases, t.held, t.violated,
+                       t.inconclusive, t.not_applicable);
+  std::string why;
+  for (const auto& [id, t] : report.tallies) {
+    reasons(why, id, "inconclusive", t.inconclusive_reasons);
+    reasons(why, id, "n/a", t.not_applicable_reasons);
+  }
+  if (!why.empty()) out += "\nwhy not judged:\n" + why;
+  out += "\nfigures:\n";
+  out += fmt::format(
+      "  64-bit headroom (s64 holds 63 bits): key*w {} bits, avg_vruntime sum {} bits, key*load "
+      "{} bits, vlag*(load+w) {} bits\n",
+      f.key_weight_bits, f.sum_bits, f.eligibility_bits, f.lag_product_bits);
+  out += fmt::format(
+      "  V from scaled-down weights against the full-weight average: at most {:.1f} ns\n",
+      f.v_scaling_error_ns);
+  out += fmt::format("  picks of a later deadline explained by the next buddy: {}\n",
+                     f.picks_as_buddy);
+  out += fmt::format("  new picks over a curr still eligible and protected (v < vprot): {}{}\n",
+                     f.protection_overridden, examples(f.protection_examples));
+  out += fmt::format("  saved lags equal to entity_lag(): {} of {}{}\n", f.saved_lags_exact,
+                     f.saved_lags_exact + f.saved_lags_inexact, examples(f.saved_lag_examples));
+  out += fmt::format("  placements equal to place_entity(): {} of {}{}\n", f.placements_exact,
+                     f.placements_exact + f.placements_inexact, examples(f.placement_examples));
+  out += fmt::format("  wakeups during which a delayed entity left the cfs_rq unrecorded: {}\n",
+                     f.placements_beside_delayed_exit);
+  out += fmt::format(
+      "  run deltas replayed by the model: {} matched, {} differed, {} moved to another group{}\n",
+      f.replays_matched, f.replays_differed, f.replays_moved, examples(f.replay_examples));
+  bool any = false;
+  for (const auto& [id, t] : report.tallies)
+    for (const auto& w : t.witnesses) {
+      if (!any) out += "\nviolations:\n";
+      any = true;
+      out += fmt::format("  {}: {}\n", id, w.what);
+      for (const auto& line : w.lines) out += "      " + line + "\n";
+    }
+  out +=
+      fmt::format("\n{} violation{}\n", report.violations(), report.violations() == 1 ? "" : "s");
+  return out;
+}
+
+std::string report_json(const StateCapture& capture, const StateReport& report) {
+  const Figures& f = report.figures;
+  json::Object checks;
+  for (const auto& [id, t] : report.tallies) {
+    json::Array witnesses;
+    for (const auto& w : t.witnesses) {
+      json::Array lines;
+      for (const auto& l : w.lines) lines.add_string(l);
+      witnesses.add(json::Object()
+                        .num("time_ns", static_cast<int64_t>(w.time_ns))
+                        .num("cpu", w.cpu)
+                        .str("what", w.what)
+                        .array("lines", lines));
+    }
+    checks.object(id, json::Object()
+                          .num("cases", static_cast<int64_t>(t.cases))
+                          .num("held", static_cast<int64_t>(t.held))
+                          .num("violated", static_cast<int64_t>(t.violated))
+                          .num("inconclusive", static_cast<int64_t>(t.inconclusive))
+                          .num("not_applicable", static_cast<int64_t>(t.not_applicable))
+                          .object("inconclusive_reasons", reasons_json(t.inconclusive_reasons))
+                          .object("not_applicable_reasons", reasons_json(t.not_applicable_reasons))
+                          .array("witnesses", witnesses));
+  }
+  json::Array notes;
+  for (const auto& n : report.notes) notes.add_string(n);
+  json::Object figures;
+  figures.num("records", static_cast<int64_t>(f.records))
+      .num("switches", static_cast<int64_t>(f.switches))
+      .num("gaps", static_cast<int64_t>(f.gaps))
+      .num("key_weight_bits", f.key_weight_bits)
+      .num("sum_bits", f.sum_bits)
+      .num("eligibility_bits", f.eligibility_bits)
+      .num("lag_product_bits", f.lag_product_bits)
+      .real("v_scaling_error_ns", f.v_scaling_error_ns)
+      .num("picks_as_buddy", static_cast<int64_t>(f.picks_as_buddy))
+      .num("protection_overridden", static_cast<int64_t>(f.protection_overridden))
+      .num("saved_lags_exact", static_cast<int64_t>(f.saved_lags_exact))
+      .num("saved_lags_inexact", static_cast<int64_t>(f.saved_lags_inexact))
+      .num("placements_exact", static_cast<int64_t>(f.placements_exact))
+      .num("placements_inexact", static_cast<int64_t>(f.placements_inexact))
+      .num("placements_beside_delayed_exit", static_cast<int64_t>(f.placements_beside_delayed_exit))
+      .num("replays_matched", static_cast<int64_t>(f.replays_matched))
+      .num("replays_differed", static_cast<int64_t>(f.replays_differed))
+      .num("replays_moved", static_cast<int64_t>(f.replays_moved));
+  json::Object o;
+  o.str("source", capture.source)
+      .str("kernel", capture.kernel ? capture.kernel->release : "")
+      .str("lost", lost_text(capture.facts))
+      .array("notes", notes)
+      .object("checks", checks)
+      .object("figures", figures)
+      .num("violations", static_cast<int64_t>(report.violations()));
+  return o.text() + "\n";
+}
+
+}  // namespace vlag::kernel::state

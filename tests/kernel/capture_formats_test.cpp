@@ -1,0 +1,152 @@
+// The binary forms of a capture against their text forms (tests/data/formats, recorded on the
+// development machine by scripts/capture-formats): perf.data through perf script and trace.dat
+// through libtracecmd give the events of perf.txt and trace.txt field for field, and so
+// byte-identical `vlag kernel check`, `import` and `replay` output, text and JSON, --worst too
+// (the file's name aside, which each report prints); a binary form redirected to standard input
+// reads as its file does.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kernel/capture_reader.h"
+#include "kernel/trace_dat.h"
+#include "tests/kernel/shell_run.h"
+
+namespace vlag::kernel {
+namespace {
+
+using testing::quoted;
+using testing::replace_all;
+using testing::shell;
+using testing::TempDir;
+
+std::string formats(const std::string& f) { return std::string(VLAG_TEST_DATA) + "/formats/" + f; }
+
+bool perf_installed() {
+  const char* path = std::getenv("PATH");
+  for (std::string rest = path ? path : ""; !rest.empty();) {
+    const size_t colon = rest.find(':');
+    const std::string dir = rest.substr(0, colon);
+    if (!dir.empty() && access((dir + "/perf").c_str(), X_OK) == 0) return true;
+    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+  }
+  return false;
+}
+
+struct Pair {
+  std::string binary, text;
+  bool readable;  // this machine and build can read the binary form
+  std::string why_not;
+};
+
+std::vector<Pair> pairs() {
+  return {{formats("perf.data"), formats("perf.txt"), perf_installed(), "perf is not installed"},
+          {formats("trace.dat"), formats("trace.txt"), trace_dat_supported(),
+           "trace.dat support is not built (no libtracecmd)"}};
+}
+
+std::vector<KernelEvent> events_of(const std::string& file) {
+  std::vector<KernelEvent> out;
+  read_perf_capture(file, [&](const KernelEvent& e) { out.push_back(e); });
+  return out;
+}
+
+void expect_same_events(const std::string& binary, const std::string& text) {
+  const auto a = events_of(binary), b = events_of(text);
+  ASSERT_EQ(a.size(), b.size()) << binary;
+  EXPECT_GT(a.size(), 1000u) << binary;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const KernelEvent &x = a[i], &y = b[i];
+    SCOPED_TRACE(text + ":" + std::to_string(y.line));
+    EXPECT_EQ(x.line, y.line);
+    EXPECT_EQ(x.time_ns, y.time_ns);
+    EXPECT_EQ(x.cpu, y.cpu);
+    EXPECT_EQ(x.current_pid, y.current_pid);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.comm, y.comm);
+    EXPECT_EQ(x.pid, y.pid);
+    EXPECT_EQ(x.prio, y.prio);
+    EXPECT_EQ(x.prev_comm, y.prev_comm);
+    EXPECT_EQ(x.prev_pid, y.prev_pid);
+    EXPECT_EQ(x.prev_prio, y.prev_prio);
+    EXPECT_EQ(x.prev_leave, y.prev_leave);
+    EXPECT_EQ(x.target_cpu, y.target_cpu);
+    EXPECT_EQ(x.orig_cpu, y.orig_cpu);
+    EXPECT_EQ(x.dest_cpu, y.dest_cpu);
+    EXPECT_EQ(x.child_pid, y.child_pid);
+    EXPECT_EQ(x.child_comm, y.child_comm);
+    EXPECT_EQ(x.runtime_ns, y.runtime_ns);
+  }
+}
+
+TEST(CaptureFormats, EachBinaryFormGivesItsTextsEvents) {
+  for (const auto& p : pairs()) {
+    if (!p.readable) {
+      std::cout << "skipped " << p.binary << ": " << p.why_not << "\n";
+      continue;
+    }
+    expect_same_events(p.binary, p.text);
+  }
+}
+
+// vlag's output on `file` with OPTIONS, the file's name replaced by FILE.
+testing::ShellRun vlag(const std::string& args, const std::string& file, const TempDir& tmp) {
+  auto r = shell(std::string(VLAG_BINARY) + " " + args, tmp);
+  r.out = replace_all(r.out, file, "FILE");
+  r.err = replace_all(r.err, file, "FILE");
+  return r;
+}
+
+TEST(CaptureFormats, ReportsAreByteIdentical) {
+  TempDir tmp;
+  for (const auto& p : pairs()) {
+    if (!p.readable) continue;
+    for (const std::string options : {"", "--json", "--worst 5", "--json --worst 5 --cpu 1"}) {
+      SCOPED_TRACE(p.binary + " " + options);
+      const auto b = vlag("kernel check " + options + " " + quoted(p.binary), p.binary, tmp);
+      const auto t = vlag("kernel check " + options + " " + quoted(p.text), p.text, tmp);
+      EXPECT_EQ(b.status, t.status);
+      EXPECT_LE(b.status, 1) << b.err;
+      EXPECT_EQ(b.out, t.out);
+      EXPECT_NE(b.out.find("hog:"), std::string::npos);
+      EXPECT_NE(b.out.find("periodic:"), std::string::npos);
+    }
+    for (const std::string options : {"", "--json"}) {
+      SCOPED_TRACE(p.binary + " replay " + options);
+      const auto b = vlag("kernel replay " + options + " " + quoted(p.binary), p.binary, tmp);
+      const auto t = vlag("kernel replay " + options + " " + quoted(p.text), p.text, tmp);
+      EXPECT_EQ(b.status, 0) << b.err;
+      EXPECT_EQ(b.out, t.out);
+      EXPECT_NE(b.out.find("first"), std::string::npos);  // its first difference
+    }
+    for (const std::string cpu : {"0", "1"}) {
+      const auto b = vlag("kernel import --cpu " + cpu + " " + quoted(p.binary), p.binary, tmp);
+      const auto t = vlag("kernel import --cpu " + cpu + " " + quoted(p.text), p.text, tmp);
+      EXPECT_EQ(b.status, 0) << b.err;
+      EXPECT_EQ(b.out, t.out);
+      EXPECT_EQ(b.err, t.err);
+      EXPECT_GT(b.out.size(), 1000u);
+    }
+  }
+}
+
+TEST(CaptureFormats, BinaryFormRedirectedToStandardInput) {
+  TempDir tmp;
+  for (const auto& p : pairs()) {
+    if (!p.readable) continue;
+    const auto b =
+        shell(std::string(VLAG_BINARY) + " kernel check --json - < " + quoted(p.binary), tmp);
+    const auto t =
+        shell(std::string(VLAG_BINARY) + " kernel check --json - < " + quoted(p.text), tmp);
+    EXPECT_EQ(b.status, t.status) << b.err;
+    EXPECT_EQ(b.out, t.out);
+    EXPECT_NE(b.out.find("\"file\":\"<stdin>\""), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace vlag::kernel
