@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "checker/checker.h"
@@ -49,8 +51,9 @@ bool check_one(const Source& source, const CheckOptions& options, Report& report
 }
 
 std::string evidence_name(const Violation& v, size_t n, const char* ext) {
-  return std::filesystem::path(v.file).filename().string() + "." + std::to_string(n) + "." + v.id +
-         ext;
+  const std::string base =
+      v.file == "<stdin>" ? "stdin" : std::filesystem::path(v.file).filename().string();
+  return base + "." + std::to_string(n) + "." + v.id + ext;
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
@@ -62,7 +65,22 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }  // namespace
 
 Source file_source(const std::string& path) {
+  if (path == "-") {
+    // Standard input is read once, on the first open, and kept: the windows of the evidence
+    // read a trace again from its start.
+    auto text = std::make_shared<std::optional<std::string>>();
+    return {"<stdin>", [text]() -> std::unique_ptr<std::istream> {
+              if (!*text) {
+                std::ostringstream all;
+                all << std::cin.rdbuf();
+                *text = all.str();
+              }
+              return std::make_unique<std::istringstream>(**text);
+            }};
+  }
   return {path, [path]() -> std::unique_ptr<std::istream> {
+            if (std::filesystem::is_directory(path))
+              throw Error(path + ": is a directory, not a trace");
             auto in = std::make_unique<std::ifstream>(path);
             if (!*in) throw Error("cannot open trace " + path);
             return in;

@@ -25,6 +25,7 @@ struct CheckOptions {
   bool arbiter = true;       // re-check violations with Z3
 };
 
+/// A trace file, or standard input for "-" (named "<stdin>" in messages).
 Source file_source(const std::string& path);
 Source text_source(std::string name, std::string text);
 

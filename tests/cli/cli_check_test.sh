@@ -63,6 +63,26 @@ expect 0 "$vlag" check --json rebuilt.jsonl
 grep -qF '"result":"inconclusive","counts":{"held":' out.txt
 grep -qF '"findings":[{"id":"INV-PICK-ELIGIBLE","verdict":"inconclusive","reason":"kernel reconstruction","file":"rebuilt.jsonl","line":8' out.txt
 expect 2 "$vlag" check no-such-file.jsonl
+# Standard input, empty input, a directory, invalid JSON simdjson would read.
+expect 1 "$vlag" check --no-z3 --evidence-dir ev-stdin - <"$fixtures/inv-pick-edf.jsonl"
+grep -q "^  <stdin>:6: INV-PICK-EDF" out.txt
+[ -f ev-stdin/stdin.1.INV-PICK-EDF.smt2 ] || { echo "FAIL: no evidence for stdin"; exit 1; }
+expect 2 "$vlag" check - </dev/null
+grep -q "<stdin>:1: empty input" err.txt
+: >empty.jsonl
+expect 2 "$vlag" check empty.jsonl
+grep -q "empty.jsonl:1: empty input" err.txt
+expect 2 "$vlag" check --keep-going empty.jsonl
+expect 2 "$vlag" check "$fixtures"
+grep -q "is a directory, not a trace" err.txt
+printf '%s\n' '{"format":"vlag-trace","version":2,"preset":"paper-1"}' '{"t":01,"ev":"tick"}' >zero.jsonl
+expect 2 "$vlag" check zero.jsonl
+grep -qF "zero.jsonl:2: field 't': not a JSON number: 01" err.txt
+expect 2 "$vlag" check --json zero.jsonl
+grep -qF '"error":{"message":"zero.jsonl:2: field '"'"'t'"'"': not a JSON number: 01 [malformed]","file":"zero.jsonl","line":2,"field":"t"}' out.txt
+printf '%s\n' '{"format":"vlag-trace","version":2,"preset":"paper-1"}' '{"t":0,"ev":"tick","t":1}' >dup.jsonl
+expect 2 "$vlag" check dup.jsonl
+grep -qF "dup.jsonl:2: field 't': duplicate key" err.txt
 expect 1 "$vlag" check --infer "$fixtures/infer-inconsistent.jsonl"
 grep -q "picks at lines 6 10" out.txt
 expect 0 "$vlag" check --infer "$fixtures/infer-consistent.jsonl"
