@@ -120,17 +120,12 @@ json::Object problem_json(const checker::Problem& p) {
   return o.str("message", p.message);
 }
 
-EnvelopeFinding envelope_finding(const std::string& id, Verdict verdict, Reasons why,
-                                 const std::string& file, int64_t line,
-                                 std::optional<RunqueueId> rq, const std::string& message) {
-  EnvelopeFinding f;
-  f.id = id;
-  f.verdict = verdict;
-  f.reasons = why;
-  f.file = file;
-  f.line = line;
+// A violation or finding of the checker in the envelope's terms.
+EnvelopeFinding finding_of(const std::string& id, Verdict verdict, Reasons why,
+                           const std::string& file, int64_t line,
+                           const std::optional<RunqueueId>& rq, const std::string& message) {
+  EnvelopeFinding f = envelope_finding(id, verdict, why, file, line, message);
   f.rq = rq ? *rq : -1;
-  f.message = message;
   return f;
 }
 
@@ -192,8 +187,7 @@ std::string report_json(const checker::Report& r, const std::string& command, in
   // The findings of each file in line order: violations with their evidence, then the rest.
   std::vector<EnvelopeFinding> all;
   for (const checker::Violation& v : r.violations) {
-    EnvelopeFinding f =
-        envelope_finding(v.id, Verdict::Violated, {}, v.file, v.line, v.rq, v.detail);
+    EnvelopeFinding f = finding_of(v.id, Verdict::Violated, {}, v.file, v.line, v.rq, v.detail);
     if (v.z3_sat)
       f.extra.boolean("z3_sat", *v.z3_sat);
     else
@@ -204,7 +198,7 @@ std::string report_json(const checker::Report& r, const std::string& command, in
     all.push_back(std::move(f));
   }
   for (const checker::Finding& x : r.findings)
-    all.push_back(envelope_finding(x.id, x.verdict, x.reasons, x.file, x.line, x.rq, x.detail));
+    all.push_back(finding_of(x.id, x.verdict, x.reasons, x.file, x.line, x.rq, x.detail));
   const auto file_index = [&](const std::string& file) {
     return std::find(r.files.begin(), r.files.end(), file) - r.files.begin();
   };

@@ -74,6 +74,18 @@ json::Object head(const std::string& command, int exit_code, std::string_view re
 
 }  // namespace
 
+EnvelopeFinding envelope_finding(std::string id, Verdict verdict, Reasons why, std::string file,
+                                 int64_t line, std::string message) {
+  EnvelopeFinding f;
+  f.id = std::move(id);
+  f.verdict = verdict;
+  f.reasons = why;
+  f.file = std::move(file);
+  f.line = line;
+  f.message = std::move(message);
+  return f;
+}
+
 void Envelope::count(Verdict v, int64_t n) {
   if (n <= 0) return;
   counts_[static_cast<size_t>(v)] += n;
@@ -97,6 +109,13 @@ json::Object Envelope::object(int exit_code) const {
       .object("counts", counts_object(counts_))
       .array("findings", findings)
       .num("findings_left_out", left_out_);
+}
+
+void add_tally(const VerdictTally& t, Envelope& envelope) {
+  envelope.count(Verdict::Held, t.held);
+  envelope.count(Verdict::Violated, t.violated);
+  envelope.count(Verdict::Inconclusive, t.inconclusive);
+  envelope.count(Verdict::NotApplicable, t.not_applicable);
 }
 
 std::string error_json(const std::string& command, const std::exception& error) {

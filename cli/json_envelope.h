@@ -30,6 +30,10 @@ struct EnvelopeFinding {
   json::Object extra;  // the command's own members of the finding (evidence files, …)
 };
 
+/// A finding with what every report names; the caller sets rq, cpu, subject and extra.
+EnvelopeFinding envelope_finding(std::string id, Verdict verdict, Reasons why, std::string file,
+                                 int64_t line, std::string message);
+
 class Envelope {
  public:
   explicit Envelope(std::string command) : command_(std::move(command)) {}
@@ -51,6 +55,9 @@ class Envelope {
   std::vector<EnvelopeFinding> findings_;
   int64_t left_out_ = 0;
 };
+
+/// One ID's tally (spec/verdict.h) counted in the envelope.
+void add_tally(const VerdictTally& tally, Envelope& envelope);
 
 /// The error report of `command` under --json: the envelope with nothing counted and `error`
 /// holding the message and, for bad input, the file, line and field (trace::InputError,

@@ -36,6 +36,9 @@ class Object {
   Object& raw(std::string_view key, std::string_view json);
   /// Every member of `other`, after this object's own (a report's members after a shared head).
   Object& append(const Object& other);
+  /// Every member of the object `object_json` (JSON text of one object, as text() writes it),
+  /// after this object's own. Throws std::invalid_argument when the text is not an object.
+  Object& append_json(std::string_view object_json);
 
   bool empty() const { return members_.empty(); }
   std::string text() const { return "{" + members_ + "}"; }

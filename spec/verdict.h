@@ -51,8 +51,10 @@ enum class Reason : uint8_t {
                          // vruntimes, deadlines and lags are the model's, not the kernel's
   NotPromised,           // the preset does not promise the property in that situation: its
                          // failure is the documented behaviour (SPEC.md §6)
+  SearchUnfinished,      // `vlag prove` stopped before an answer (timeout, interrupt, the solver
+                         // gave up)
 };
-inline constexpr size_t kReasonCount = 15;
+inline constexpr size_t kReasonCount = 16;
 
 constexpr std::string_view reason_name(Reason r) {
   switch (r) {
@@ -86,6 +88,8 @@ constexpr std::string_view reason_name(Reason r) {
       return "kernel reconstruction";
     case Reason::NotPromised:
       return "not promised";
+    case Reason::SearchUnfinished:
+      return "search unfinished";
   }
   return "?";
 }

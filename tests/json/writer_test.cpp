@@ -75,6 +75,9 @@ TEST(JsonWriter, AppendAddsTheOtherObjectsMembersAfterItsOwn) {
             "{\"a\":\"x\",\"b\":1,\"c\":2}");
   EXPECT_EQ(Object().append(Object().num("b", 1)).text(), "{\"b\":1}");
   EXPECT_EQ(Object().num("a", 1).append(Object()).text(), "{\"a\":1}");
+  EXPECT_EQ(Object().num("a", 1).append_json(" {\"b\":[1,2]}\n").text(), "{\"a\":1,\"b\":[1,2]}");
+  EXPECT_EQ(Object().num("a", 1).append_json("{}").text(), "{\"a\":1}");
+  EXPECT_THROW(Object().append_json("[1]"), std::invalid_argument);
 }
 
 // Any string, ASCII or UTF-8 of any code point, reads back unchanged through a JSON parser, as a
