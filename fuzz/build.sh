@@ -23,10 +23,14 @@ obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 
 # Every library source of the folders the targets use (a new file needs no line here), and the
-# one fuzz helper (smt/detail/ is smt's own; kernel/bpf/ is not needed).
+# one fuzz helper (smt/detail/ is smt's own; kernel/bpf/ and kernel/state/ are not needed). No
+# target reads trace.dat: kernel/ gives the build without libtracecmd (trace_dat_unsupported.cpp).
 library=(fuzz/op_decoder.cpp)
 for dir in spec json stats rules reference optimized cfs trace smt smt/detail checker kernel sim; do
-  for f in "$src/$dir"/*.cpp; do library+=("${f#"$src/"}"); done
+  for f in "$src/$dir"/*.cpp; do
+    [ "$f" = "$src/kernel/trace_dat.cpp" ] && continue
+    library+=("${f#"$src/"}")
+  done
 done
 objects=()
 for f in "${library[@]}"; do
@@ -51,6 +55,8 @@ for target in "${targets[@]}"; do
 done
 mkdir -p "$OUT/lib"
 for path in $(for t in "${targets[@]}"; do ldd "$OUT/$t"; done | awk '{print $3}' | sort -u); do
+  # A rebuild finds the copies of an earlier build through the rpath: they are in place already.
+  [ "$(dirname "$path")" = "$OUT/lib" ] && continue
   for lib in "${libraries[@]}"; do
     if [[ $(basename "$path") == lib$lib.so* ]]; then cp -L "$path" "$OUT/lib/"; fi
   done

@@ -836,7 +836,9 @@ class KernelServiceLayer::Impl {
   bool started_ = false;
   int max_cpu_ = 0;
   std::string machine_source_;
-  std::vector<Timeline> cpus_;
+  // A deque: each CPU's runqueue trackers keep a pointer to its unrecorded time, which must
+  // stay put when a higher-numbered CPU is first seen.
+  std::deque<Timeline> cpus_;
   std::map<int64_t, TaskState> tasks_;
   std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
   std::set<std::string> known_paths_;

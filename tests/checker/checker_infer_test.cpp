@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "checker/infer.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/trace_helpers.h"
 
 namespace vlag::checker {
@@ -40,7 +41,8 @@ TEST(Infer, FindsWeightsForAConsistentTrace) {
 }
 
 TEST(Infer, NamesTheUnsatCoreOfAnInconsistentTrace) {
-  const auto dir = std::filesystem::temp_directory_path() / "vlag-infer-test";
+  const testing::TempDir tmp;
+  const std::filesystem::path dir = tmp.path() + "/infer";
   const Inference r = infer_weights(
       file_source(std::string(VLAG_FIXTURES) + "/infer-inconsistent.jsonl"), dir.string());
   EXPECT_FALSE(r.consistent);

@@ -12,27 +12,11 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/temp_dir.h"
+
 namespace vlag::kernel::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/vlag-capture-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name, const std::string& bytes) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using vlag::testing::TempDir;
 
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "checker/run.h"
-#include "tests/support/machine_helpers.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
 #include "sim/composite.h"
@@ -17,9 +16,11 @@
 #include "sim/machine.h"
 #include "sim/scenario.h"
 #include "spec/weights.h"
+#include "tests/support/machine_helpers.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/trace_helpers.h"
 #include "trace/input_error.h"
 #include "trace/observer.h"
-#include "tests/support/trace_helpers.h"
 
 namespace vlag::sim {
 namespace {
@@ -209,8 +210,8 @@ int64_t count_lines_with(const std::string& path, const std::string& needle) {
 // arithmetic replays their detach and attach lines), and every migration shows as one detach
 // and one attach.
 TEST(SimMachine, MigratingBalancedRunTracesPassTheChecker) {
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / "vlag-sim-machine-traces").string();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/traces";
   for (const bool cyclic : {true, false}) {
     std::filesystem::remove_all(dir);
     std::unique_ptr<Workload> w;

@@ -5,13 +5,14 @@
 #include <sstream>
 
 #include "checker/run.h"
-#include "tests/support/machine_helpers.h"
 #include "sim/composite.h"
 #include "sim/cyclictest.h"
 #include "sim/hackbench.h"
 #include "sim/hogs.h"
 #include "sim/scenario.h"
 #include "spec/weights.h"
+#include "tests/support/machine_helpers.h"
+#include "tests/support/temp_dir.h"
 
 namespace vlag::sim {
 namespace {
@@ -72,8 +73,8 @@ TEST(Sim, HogsGetWeightProportionalSharesPerCpu) {
 // arithmetic, the rounding-bounded IDs within SPEC.md §7.3's bounds. Every workload under every
 // EEVDF policy, on 2 and 3 CPUs with wakeup migrations and load balancing.
 TEST(Sim, EveryPerCpuTraceOfEveryWorkloadAndPolicyPassesTheChecker) {
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / "vlag-sim-test-traces").string();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/traces";
   int64_t migrations = 0;
   for (const std::string workload :
        {"hogs", "cyclictest", "hackbench", "schbench", "hackbench+cyclictest"}) {
@@ -124,7 +125,8 @@ int64_t count_events(const std::string& path, const std::string& ev) {
 // is a detach event there and an attach event on the CPU it joins, and the CFS invariants hold
 // on every CPU's trace across the moves.
 TEST(Sim, CfsPerCpuTracesOfMigratingRunsPassTheCfsChecks) {
-  const std::string dir = (std::filesystem::temp_directory_path() / "vlag-sim-cfs-traces").string();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/traces";
   for (const std::string policy : {"cfs", "cfs-latency-nice"}) {
     std::filesystem::remove_all(dir);
     ScenarioConfig c;

@@ -15,6 +15,7 @@
 #include "spec/error.h"
 #include "spec/weights.h"
 #include "tests/support/machine_helpers.h"
+#include "tests/support/temp_dir.h"
 
 namespace vlag::sim {
 namespace {
@@ -378,8 +379,8 @@ TEST(SimWorkloads, SameSeedGivesTheSameMetrics) {
 // The composed workloads' per-CPU traces pass the checker on every invariant, as
 // tests/sim/sim_test.cpp checks them for single workloads.
 TEST(SimWorkloads, ComposedRunTracesPassTheChecker) {
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / "vlag-sim-workloads-traces").string();
+  const testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/traces";
   std::filesystem::remove_all(dir);
   ScenarioConfig c;
   c.workload = "hackbench+schbench+cyclictest";
