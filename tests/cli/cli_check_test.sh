@@ -93,4 +93,16 @@ expect 2 "$vlag" trace export --perfetto bad.jsonl
 grep -q "bad.jsonl:2: field 'ev'" err.txt
 expect 0 "$vlag" trace export demo.jsonl -o demo.default.json  # the only format: no flag needed
 cmp demo.default.json demo.perfetto.json
+# The demo's tasks by their names; with --check, a violation and an inconclusive verdict as
+# instants on their CPU's track with the ID and the message.
+grep -qF '"name":"hog-a:1","cat":"run"' demo.perfetto.json
+grep -qF '"name":"wakeup periodic:4"' demo.perfetto.json
+expect 0 "$vlag" trace export --check "$fixtures/inv-pick-edf.jsonl" -o edf.perfetto.json
+grep -qF '"name":"VIOLATION INV-PICK-EDF","cat":"check","pid":1,"tid":1,"ts":0.000,"args":{"id":"INV-PICK-EDF","verdict":"violated","message":"picked task 1 (d=4000000) but eligible task 2 has d=1000000","line":6}' edf.perfetto.json
+grep -q "1 check marks" err.txt
+expect 0 "$vlag" trace export --check rebuilt.jsonl -o rebuilt.perfetto.json
+grep -qF '"name":"INCONCLUSIVE INV-PICK-ELIGIBLE","cat":"check"' rebuilt.perfetto.json
+grep -qF '"reason":"kernel reconstruction"' rebuilt.perfetto.json
+expect 0 "$vlag" trace export demo.jsonl -o demo.nocheck.json
+if grep -q '"cat":"check"' demo.nocheck.json; then echo "FAIL: marks without --check"; exit 1; fi
 echo "cli_check_test: ok"
