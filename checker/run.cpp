@@ -1,5 +1,7 @@
 #include "checker/run.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -82,7 +84,7 @@ Source file_source(const std::string& path) {
             if (std::filesystem::is_directory(path))
               throw Error(path + ": is a directory, not a trace");
             auto in = std::make_unique<std::ifstream>(path);
-            if (!*in) throw Error("cannot open trace " + path);
+            if (!*in) throw Error(path + ": cannot open the trace: " + std::strerror(errno));
             return in;
           }};
 }

@@ -63,6 +63,9 @@ expect 0 "$vlag" check --json rebuilt.jsonl
 grep -qF '"result":"inconclusive","counts":{"held":' out.txt
 grep -qF '"findings":[{"id":"INV-PICK-ELIGIBLE","verdict":"inconclusive","reason":"kernel reconstruction","file":"rebuilt.jsonl","line":8' out.txt
 expect 2 "$vlag" check no-such-file.jsonl
+grep -qx "vlag: no-such-file.jsonl: cannot open the trace: No such file or directory" err.txt
+expect 2 "$vlag" check --json no-such-file.jsonl
+grep -qF '"error":{"message":"no-such-file.jsonl: cannot open the trace: No such file or directory","file":"no-such-file.jsonl"' out.txt
 # Standard input, empty input, a directory, invalid JSON simdjson would read.
 expect 1 "$vlag" check --no-z3 --evidence-dir ev-stdin - <"$fixtures/inv-pick-edf.jsonl"
 grep -q "^  <stdin>:6: INV-PICK-EDF" out.txt
