@@ -39,17 +39,19 @@ void LagFigures::at_decision(const View& view, const Exact& V, bool steady, bool
     const double l = lag.get_d();
     const bool above = lag > 0;
     const int64_t paper_bound = above ? rules::paper_lag_upper(e.slice, tick) : e.slice;
-    sample(paper_worst_, e, l, steady ? paper_bound : 0, above ? "< max(r, q) = " : "> -r = -",
+    sample(paper_worst_, e, l, steady ? paper_bound : 0,
+           rules::paper_lag_bound_holds(lag, e.slice, tick), above ? "< max(r, q) = " : "> -r = -",
            kNotSteady, line);
     if (paper_ && steady) judge_paper(e, lag, V, line);
     if (paper_) continue;
     sample(linux_worst_, e, l, steady && cpu_bound ? rules::linux_lag_bound(e.slice, tick) : 0,
+           rules::linux_lag_bound_holds(lag, e.slice, tick),
            above ? "<= r + TICK = " : ">= -(r + TICK) = -", steady ? kNotCpuBound : kNotSteady,
            line);
   }
 }
 
-void LagFigures::sample(Worst& w, const ViewEntity& e, double lag, int64_t bound,
+void LagFigures::sample(Worst& w, const ViewEntity& e, double lag, int64_t bound, bool holds,
                         const std::string& side, const char* why, int64_t line) {
   ++w.samples;
   const std::string who = fmt::format("{} lag {} at line {}", entity_label(e), ms(lag), line);
@@ -64,10 +66,12 @@ void LagFigures::sample(Worst& w, const ViewEntity& e, double lag, int64_t bound
     }
     return;
   }
+  ++w.judged;
+  if (!holds) ++w.beyond;
   const double ratio = std::fabs(lag) / static_cast<double>(bound);
   if (ratio > w.ratio) {
     w.ratio = ratio;
-    w.judged = fmt::format("{} (bound {}{})", who, side, ms(static_cast<double>(bound)));
+    w.worst_judged = fmt::format("{} (bound {}{})", who, side, ms(static_cast<double>(bound)));
   }
 }
 
@@ -103,14 +107,19 @@ void LagFigures::write(const char* id, const Worst& w, bool verdict) {
   s.verdict = verdict;
   if (!verdict) s.checked += w.samples;
   if (w.unjudged_from == 0) {
-    s.worst = w.judged;
+    s.worst = w.worst_judged;
     s.worst_ratio = w.ratio;
-    return;
+  } else {
+    s.worst = fmt::format("max |lag| {}: {}; no bound from line {}: {}", ms(w.lag), w.largest,
+                          w.unjudged_from, w.why_unjudged);
+    if (w.ratio > 0) s.worst += "; before it " + w.worst_judged;
+    s.worst_ratio = std::max(w.ratio, 0.0);
   }
-  s.worst = fmt::format("max |lag| {}: {}; no bound from line {}: {}", ms(w.lag), w.largest,
-                        w.unjudged_from, w.why_unjudged);
-  if (w.ratio > 0) s.worst += "; before it " + w.judged;
-  s.worst_ratio = std::max(w.ratio, 0.0);
+  // A verdict reports its failures itself; a figure says how many of its samples failed.
+  if (!verdict && w.beyond > 0)
+    s.worst += fmt::format(
+        "; {} of {} judged sample(s) beyond the bound{}", w.beyond, w.judged,
+        promised(id, params_.preset) ? "" : ", which the preset does not promise (SPEC.md §6)");
 }
 
 void LagFigures::finish() {

@@ -8,6 +8,9 @@
 // A figure names its bound only while the run is one the theorem speaks of: a steady system for
 // THM-LAG-BOUND, a steady system of CPU-bound entities (none has left the queue) for
 // THM-LAG-BOUND-LINUX. Past that point it is the largest |lag_k| and says why it has no bound.
+// A figure also counts the samples it judged that lie beyond the bound (exactly, as `vlag prove`
+// judges them), saying where the preset does not promise the theorem: a counterexample prove
+// reports as not promised (THM-LAG-BOUND under a Linux preset) is a count there, not a silence.
 // `vlag demo` measures its table's max|lag| the same way (sim/demo_probe.h), so the two agree.
 #pragma once
 
@@ -36,17 +39,20 @@ class LagFigures {
   // |lag| of all, with where the bound stopped applying.
   struct Worst {
     int64_t samples = 0;
-    double ratio = -1;  // of the worst judged sample; < 0: none judged
-    std::string judged;
+    int64_t judged = 0;  // samples with a bound
+    int64_t beyond = 0;  // … of which outside it
+    double ratio = -1;   // of the worst judged sample; < 0: none judged
+    std::string worst_judged;
     double lag = -1;  // the largest |lag|, ns; < 0: no sample
     std::string largest;
     int64_t unjudged_from = 0;  // the first line without a bound; 0: every sample had one
     std::string why_unjudged;
   };
 
-  /// `bound`: the bound on the side of lag's sign, 0 when the run cannot be judged (`why`).
-  void sample(Worst& w, const ViewEntity& e, double lag, int64_t bound, const std::string& side,
-              const char* why, int64_t line);
+  /// `bound`: the bound on the side of lag's sign, 0 when the run cannot be judged (`why`);
+  /// `holds`: the sample is within it.
+  void sample(Worst& w, const ViewEntity& e, double lag, int64_t bound, bool holds,
+              const std::string& side, const char* why, int64_t line);
   void judge_paper(const ViewEntity& e, const Exact& lag, const Exact& V, int64_t line);
   void write(const char* id, const Worst& w, bool verdict);
 

@@ -224,12 +224,15 @@ TEST(Prove, ResultTracesAreFlaggedByTheChecker) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string name = entry.path().stem().string();
     name = name.substr(name.find('-') + 1);
-    std::string id;
+    std::string id, preset_name;
     for (const auto& inv : invariants()) {
       std::string lower = inv.id;
       std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
       for (const std::string& preset : testing::all_presets())
-        if (name == lower + "-" + preset) id = inv.id;
+        if (name == lower + "-" + preset) {
+          id = inv.id;
+          preset_name = preset;
+        }
     }
     ASSERT_FALSE(id.empty()) << entry.path();
     // The whole checker, as `vlag check` runs it: the service layer judges the lag bounds.
@@ -241,6 +244,16 @@ TEST(Prove, ResultTracesAreFlaggedByTheChecker) {
       EXPECT_GT(st->second.violated + st->second.not_promised, 0) << entry.path();
     else
       EXPECT_GE(st->second.worst_ratio, 1.0) << entry.path() << ": " << st->second.worst;
+    // A figure says that the counterexample's sample lies beyond the bound, and where the
+    // preset does not promise the theorem, that too: prove's verdict, in the checker's words.
+    if (!st->second.verdict) {
+      EXPECT_NE(st->second.worst.find("judged sample(s) beyond the bound"), std::string::npos)
+          << entry.path() << ": " << st->second.worst;
+      const bool not_promised =
+          st->second.worst.find("which the preset does not promise") != std::string::npos;
+      EXPECT_EQ(not_promised, !vlag::promised(id, preset_by_name(preset_name)))
+          << entry.path() << ": " << st->second.worst;
+    }
     ++traces;
   }
   EXPECT_GT(traces, 0);
