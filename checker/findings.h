@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "checker/report.h"
 #include "trace/event.h"
@@ -28,7 +30,7 @@ class Findings {
     index_ = index;
     rq_index_ = rq_index;
   }
-  void checked(const char* id) { ++report_.stats[id].checked; }
+  void checked(const char* id) { ++stats(id).checked; }
   void violate(const char* id, std::string detail, Witness w, bool promised = true) {
     if (!promised || reconstruction_) {
       Finding f;
@@ -56,7 +58,18 @@ class Findings {
   int64_t line() const { return line_; }
 
  private:
+  // The stats of an ID, by the address of its registry constant (spec/properties.h) for the few
+  // IDs judged at every event: the report's map, keyed by name, is searched once for each.
+  InvariantStats& stats(const char* id) {
+    for (const auto& [name, s] : known_)
+      if (name == id) return *s;
+    InvariantStats& s = report_.stats[id];
+    if (known_.size() < 16) known_.push_back({id, &s});
+    return s;
+  }
+
   Report& report_;
+  std::vector<std::pair<const char*, InvariantStats*>> known_;
   std::string file_;
   bool reconstruction_;
   int64_t line_ = 0;

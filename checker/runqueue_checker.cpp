@@ -68,8 +68,8 @@ void RunqueueChecker::run(int64_t delta) {
       shadow_.reset();
     }
   }
-  if (view_.curr && shadow_)
-    if (ViewEntity* c = view_.find(*view_.curr)) ViewUpdate::refresh_from_shadow(*c, &*shadow_);
+  if (view_.curr && shadow_ && view_.find(*view_.curr))
+    ViewUpdate::refresh_from_shadow(*view_.edit(*view_.curr), &*shadow_);
 }
 
 void RunqueueChecker::advance_to(int64_t t) {
@@ -121,12 +121,15 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
   advance_to(e.kind == EventKind::Run ? e.t - e.delta : e.t);
 
   const std::optional<EntityId> se = e.entity();
+  // The named entity before the event, copied into storage kept from event to event.
   const ViewEntity* named = se ? view_.find(*se) : nullptr;
-  const std::optional<ViewEntity> before = named ? std::optional(*named) : std::nullopt;
-  // V before the event, for the rules that relate it to the state after (exact: O(n)).
+  if (named) before_ = *named;
+  const ViewEntity* before = named ? &before_ : nullptr;
+  // V before the event, for the rules that relate it to the state after.
   const bool needs_V_before =
       e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
-  const Exact V_before = needs_V_before ? view_.V() : Exact(0);
+  if (needs_V_before) V_before_ = view_.V();
+  const Exact& V_before = V_before_;
   const int64_t W_before = view_.W();
   const std::optional<EntityId> curr_before = view_.curr;
   const bool curr_protected =
@@ -198,10 +201,15 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
       break;
   }
 
-  if (!e.state.empty() || e.V || !e.kernel.empty())
-    judge_state(e, before ? &*before : nullptr, V_before, W_before);
+  if (!e.state.empty() || e.V || !e.kernel.empty()) judge_state(e, before, V_before, W_before);
   if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
-  ++index_;
+  if (++index_ % View::kAuditPeriod == 0) audit();
+}
+
+// The incremental sums against their definitions, from scratch: O(n) every kAuditPeriod events.
+void RunqueueChecker::audit() const {
+  view_.audit();
+  state_rules_.audit(view_);
 }
 
 // Layer 3 on the event's entity (or curr's, for the events about the running one).
@@ -222,6 +230,7 @@ void RunqueueChecker::judge_state(const trace::Event& e, const ViewEntity* befor
 }
 
 void RunqueueChecker::finish() {
+  audit();
   service_.finish();
   if (lag_figures_) lag_figures_->finish();
   state_rules_.finish();

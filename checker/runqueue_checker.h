@@ -55,6 +55,7 @@ class RunqueueChecker {
   void run(int64_t delta);
   void apply_shadow(const trace::Event& e);
   void stop_shadow(std::string_view what);
+  void audit() const;
   void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
                    int64_t W_before);
 
@@ -71,6 +72,8 @@ class RunqueueChecker {
   std::optional<LagFigures> lag_figures_;  // none on a kernel reconstruction: its lags are ours
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
+  ViewEntity before_;             // consume(): the named entity before the event
+  Exact V_before_;                // consume(): V before a sleep, dequeue or reweight
   int64_t now_ = 0;
   int64_t index_ = 0;
   int64_t line_ = 0;

@@ -1,8 +1,11 @@
-// `vlag check TRACE...`: the three layers of checker/ over spec/TRACE.md traces.
+// `vlag check TRACE...`: the three layers of checker/ over spec/TRACE.md traces, a directory's
+// traces or one machine's per-CPU traces as a whole (checker/machine.h).
 #include <fmt/format.h>
 
+#include "checker/checker_bug.h"
 #include "checker/infer.h"
 #include "checker/run.h"
+#include "cli/check_progress.h"
 #include "cli/check_report.h"
 #include "cli/commands.h"
 #include "cli/validators.h"
@@ -19,6 +22,7 @@ struct CheckCommandOptions {
   bool infer = false;
   std::string evidence_dir = "vlag-evidence";
   size_t max_evidence = 5;
+  int jobs = 1;
 };
 
 // --infer: one Z3 query per trace (checker/infer.h).
@@ -53,10 +57,25 @@ int run_check(const CheckCommandOptions& o) {
   options.evidence_dir = o.evidence_dir;
   options.max_evidence = o.max_evidence;
   options.arbiter = !o.no_z3;
+  options.jobs = o.jobs;
   std::vector<checker::Source> sources;
-  for (const auto& f : o.files) sources.push_back(checker::file_source(f));
-  const checker::Report report = checker::check(sources, options);
-  const int code = exit_code(report, o.strict);
+  for (const auto& f : o.files)
+    for (checker::Source& s : checker::trace_sources(f)) sources.push_back(std::move(s));
+  const CheckInterrupt interrupt;
+  checker::Progress progress;
+  options.progress = &progress;
+  options.stop = &CheckInterrupt::stop();
+  checker::Report report;
+  try {
+    const ProgressLine line(progress);
+    report = checker::check(sources, options);
+  } catch (const checker::CheckerBug& bug) {
+    fmt::print(stderr, "vlag check: {} (please report it)\n", bug.what());
+    return checker::kCheckerBugExit;
+  }
+  // Interrupted without a violation: what was checked holds, the rest is unknown (as prove's 3).
+  const int code =
+      CheckInterrupt::stop() && !report.violated() ? 3 : exit_code(report, o.strict);
   if (o.json)
     fmt::print("{}\n", report_json(report, "check", code));
   else
@@ -72,7 +91,9 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "check",
       "Check traces (spec/TRACE.md) against SPEC.md's invariants: exit 0 all hold, 1 a "
       "violation (or, under --strict, an inconclusive check), 2 bad input");
-  cmd->add_option("traces", opts->files, "Trace files (JSON Lines), or - for standard input")
+  cmd->add_option("traces", opts->files,
+                  "Trace files (JSON Lines), - for standard input, or directories of them "
+                  "(*.jsonl); the per-CPU traces of one run are checked as one machine")
       ->required();
   cmd->add_flag("--json", opts->json, "Print the report as JSON (docs/json-schema.md)");
   cmd->add_flag("--strict", opts->strict,
@@ -88,6 +109,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
       ->check(unsigned_integer(1'000'000))
       ->capture_default_str();
   cmd->add_flag("--no-z3", opts->no_z3, "Do not re-check violations with Z3");
+  cmd->add_option("--jobs,-j", opts->jobs,
+                  "Threads checking the traces of one run (the report is the same for any N)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   cmd->add_flag("--infer", opts->infer,
                 "Ask Z3 for weights (\"weight\":null in new events) that make every pick an "
                 "EEVDF decision; name an unsat core of picks when there are none");

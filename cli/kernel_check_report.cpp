@@ -223,11 +223,10 @@ void print_kernel_text(const KernelReport& r, const kernel::PerfParseStats& stat
   fmt::print(" {:-<125}\n", "");
   for (const auto& [pid, t] : r.tasks) {
     if (t.switches == 0 && t.runtime_ns == 0) continue;
-    const auto lat = stats::summarize(t.delays_ns);
     const auto wake = stats::summarize(t.wakeup_delays_ns);
     fmt::print(" {:<24}|{:>12} |{:>9} |{:>13} |{:>13} |{:>15.6f} s |{:>12} |{:>12}\n",
                t.comm + ":" + std::to_string(pid), ms(static_cast<double>(t.runtime_ns)),
-               t.switches, ms(lat.avg_ns), ms(static_cast<double>(lat.max_ns)),
+               t.switches, ms(t.delays.avg_ns()), ms(static_cast<double>(t.delays.max_ns)),
                static_cast<double>(t.max_delay_at_ns) / 1e9, ms(static_cast<double>(wake.p50_ns)),
                ms(static_cast<double>(wake.p99_ns)));
   }
@@ -265,7 +264,6 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
   };
   json::Array tasks, groups, checks, problems, unrecorded;
   for (const auto& [pid, t] : r.tasks) {
-    const auto lat = stats::summarize(t.delays_ns);
     const auto wake = stats::summarize(t.wakeup_delays_ns);
     const std::string group = t.group_known ? t.group : "?";
     json::Array phases;
@@ -295,8 +293,8 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     figure(o, "min_lag_ns", t.ideal_exact, t.min_lag_ns);
     figure(o, "max_lag_ns", t.ideal_exact, t.max_lag_ns);
     o.num("switches", t.switches)
-        .real("delay_avg_ns", lat.avg_ns)
-        .num("delay_max_ns", lat.max_ns)
+        .real("delay_avg_ns", t.delays.avg_ns())
+        .num("delay_max_ns", t.delays.max_ns)
         .num("wakeup_delay_p50_ns", wake.p50_ns)
         .num("wakeup_delay_p99_ns", wake.p99_ns)
         .num("longest_wait_ns", t.longest_wait_ns)

@@ -81,15 +81,16 @@ class CfsRqTrack {
   /// A fresh pick at t: its wait ends. With `uncertain_from`, the pick happened at an unknown
   /// moment in [uncertain_from, t] (a window whose switches were not recorded).
   void pick(int64_t id, int64_t t, int line, std::optional<int64_t> uncertain_from = {});
+  /// The running entity was picked again (no switch): its run starts a new request.
+  void repicked(int64_t id);
   /// Its run ends at t and it stays queued: preempted, its wait begins.
   void stop(int64_t id, int64_t t);
-  /// It ran dt ns, ending at t.
-  void run(int64_t id, int64_t dt);
+  /// It ran dt ns, ending at t. `kernel_accounted`: dt is the kernel's own accounting
+  /// (sched_stat_runtime), whose records show re-picks, so a run past its request plus a tick
+  /// is known to be one (SPEC.md §6.2); from timestamps alone it is taken to be none.
+  void run(int64_t id, int64_t dt, bool kernel_accounted);
   /// It may have run up to ns more than the trace shows (an unrecorded window).
   void uncertain(int64_t id, double ns, Reasons why);
-  /// The kernel's accounting of it came `excess` ns later than a tick after the last: the tick
-  /// was late, and it may have run that much past what the bounds allow (SPEC.md §6.2).
-  void late_tick(int64_t id, double excess);
   /// It left the queue at t (blocked, migrated, exited); a wait in progress ends unserved.
   void leave(int64_t id, int64_t t, int line);
   /// It left at an unknown moment since its last sighting; the trace noticed at t.
@@ -122,21 +123,6 @@ class CfsRqTrack {
     bool weight_changed = false;
     double late = 0;  // service the others got past their requests plus a tick (late ticks)
   };
-  struct Member {
-    EntityInfo info;
-    bool running = false;
-    bool fresh_new = false;  // joined new and has not run
-    uint64_t new_epoch = 0;
-    Range sigma;  // Σ δ/w since joining: service per unit weight
-    Range sigma_at_pick;
-    std::optional<Wait> wait;
-    double tau_seen = 0;  // the level's service at its last sighting
-    // fluid figures
-    bool fluid = false;
-    double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
-    double carried = 0;       // the lag a weight change carried into this phase (in adjust)
-    bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
-  };
   struct Window {
     Range a0, b0;  // σ of each when the window was (re)based
     bool picked_a = false, picked_b = false, established = false, from_zero = false;
@@ -147,10 +133,31 @@ class CfsRqTrack {
     double u = 0;                                    // uncertainty of x, ns per unit weight
     Reasons why;
   };
+  struct Member {
+    EntityInfo info;
+    bool running = false;
+    bool fresh_new = false;  // joined new and has not run
+    uint64_t new_epoch = 0;
+    Range sigma;  // Σ δ/w since joining: service per unit weight
+    Range sigma_at_pick;
+    double run_ns = 0;      // service since its pick
+    double overrun_ns = 0;  // of that, past its request plus a tick (widened already)
+    std::optional<Wait> wait;
+    double tau_seen = 0;  // the level's service at its last sighting
+    // fluid figures
+    bool fluid = false;
+    double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
+    double carried = 0;       // the lag a weight change carried into this phase (in adjust)
+    bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
+    // Its pair windows (nodes of windows_) by partner: an event of one entity touches its own
+    // n - 1 windows, not all n(n - 1)/2. Ascending, as windows_ holds them: (a, id), then (id, b).
+    std::map<int64_t, Window*> windows;
+  };
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
   void open_windows(int64_t id, int64_t t);
   void close_windows(int64_t id, int64_t t, int line, bool without_run);
+  void overrun(int64_t id, double excess);
   void judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range xa_end,
                     Range xb_end);
   void start_wait(Member& m, int64_t id, int64_t t, bool known, int64_t from, Reasons why,

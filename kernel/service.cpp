@@ -79,11 +79,19 @@ struct Timeline {
   bool stat_mode = false;
   int64_t stat_pending = 0;   // of the running task, not yet accounted
   int64_t revealed_stat = 0;  // of the revealed task, during an unrecorded window
+  // The CPU's last event was a record of its running task, at this time.
+  bool last_was_own_stat = false;
+  int64_t last_stat_ns = 0;
 };
 
 // A wakeup this soon after the migration of the same task is its end (try_to_wake_up moves the
 // task, then enqueues it and records the wakeup).
 constexpr int64_t kSameArrivalNs = 1'000'000;
+
+// Two records of the running task this close together with nothing between them are the tick's
+// update_curr() and the one schedule() makes when the tick asked for a pick: when no switch
+// follows, the pick chose the same task again, with a new request (SPEC.md §6.2).
+constexpr int64_t kRepickNs = 100'000;
 
 }  // namespace
 
@@ -104,6 +112,7 @@ class KernelServiceLayer::Impl {
       r_.first_ns = e.time_ns;
     }
     r_.last_ns = std::max(r_.last_ns, e.time_ns);
+    last_line_ = std::max(last_line_, e.line);
     note_cpu(e.cpu);
     for (const auto& c : {e.target_cpu, e.orig_cpu, e.dest_cpu})
       if (c) note_cpu(*c);
@@ -130,16 +139,13 @@ class KernelServiceLayer::Impl {
     if (e.kind == KernelEventKind::StatRuntime && e.runtime_ns) {
       tl.stat_mode = true;
       if (tl.known && e.pid == tl.current) {
-        tl.stat_pending += *e.runtime_ns;
-        // The tick calls update_curr(), which records this: more than a tick of run since the
-        // last record means the tick came late.
-        const int64_t late = *e.runtime_ns - r_.tick_ns;
-        if (late > 0)
-          for (const auto& [path, id] : chain_on(tl.current, e.cpu))
-            level(e.cpu, path).late_tick(id, static_cast<double>(late));
-      } else if (tl.known && e.pid == tl.revealed_pid) {
+        charge_running(e.cpu, *e.runtime_ns);
+        if (tl.last_was_own_stat && e.time_ns - tl.last_stat_ns <= kRepickNs)
+          repick(e.cpu, e.time_ns, e.line);
+      } else if (tl.known && e.pid == tl.revealed_pid)
         tl.revealed_stat += *e.runtime_ns;
-      }
+      else
+        charge_remote(e.pid, e.cpu, *e.runtime_ns);
     }
     switch (e.kind) {
       case KernelEventKind::Switch:
@@ -160,6 +166,9 @@ class KernelServiceLayer::Impl {
       case KernelEventKind::StatRuntime:
         break;
     }
+    tl.last_was_own_stat =
+        e.kind == KernelEventKind::StatRuntime && tl.known && e.pid == tl.current && e.runtime_ns;
+    if (tl.last_was_own_stat) tl.last_stat_ns = e.time_ns;
   }
 
   void note_machine_cpus(int n) {
@@ -170,8 +179,9 @@ class KernelServiceLayer::Impl {
   }
 
   KernelReport finish() {
-    for (size_t c = 0; c < cpus_.size(); ++c) advance(static_cast<int>(c), r_.last_ns);
-    for (auto& [key, level] : levels_) level->finish(r_.last_ns, 0);
+    // What is still open is judged at the trace's last line.
+    for (size_t c = 0; c < cpus_.size(); ++c) advance(static_cast<int>(c), r_.last_ns, last_line_);
+    for (auto& [key, level] : levels_) level->finish(r_.last_ns, last_line_);
     r_.machine_cpus = o_.machine_cpus.value_or(max_cpu_ + 1);
     r_.machine_cpus_source = !o_.machine_cpus          ? "the CPUs the trace names"
                              : machine_source_.empty() ? "the snapshot's cpu# sections"
@@ -363,18 +373,22 @@ class KernelServiceLayer::Impl {
         first = false;
       }
       if (it == tasks_.end() || !it->second.seen) {
-        // Not in the trace yet: asleep since it began where its CPU is recorded; on a CPU
-        // that is not, anything, unless a snapshot saw it asleep and what its group left there.
+        // Not in the trace yet. Seen asleep by a snapshot on a recorded CPU: asleep since
+        // the trace began (waking would have named it). Seen runnable: it may have been
+        // waiting all along, queued behind others, which no event records, and on another CPU
+        // than the snapshot's (a migration between the snapshot and the trace's start), so
+        // its whole load may be elsewhere. On a CPU that is not recorded, or unknown to any
+        // snapshot: anything.
         const auto snap = o_.snapshot_tasks.find(pid);
-        if (snap == o_.snapshot_tasks.end()) {
+        if (snap == o_.snapshot_tasks.end() || snap->second.state == 'R') {
           unseen = std::numeric_limits<double>::infinity();
+          if (snap != o_.snapshot_tasks.end()) sample_ok = false;
         } else if (snap->second.cpu != cpu) {
           const int x = snap->second.cpu;
           if (static_cast<size_t>(x) < cpus_.size() && cpus_[x].recorded)
             unseen += residue_after(w, t - r_.first_ns);
           else
             unseen = std::numeric_limits<double>::infinity();
-          if (snap->second.state == 'R') sample_ok = false;
         }
         continue;
       }
@@ -520,10 +534,42 @@ class KernelServiceLayer::Impl {
     }
   }
 
+  // --- the kernel's own accounting (sched_stat_runtime) -------------------------------------
+
+  // update_curr() charged the task running on c: what its run gives the checks at its next
+  // accounting.
+  void charge_running(int c, int64_t runtime) { timeline(c).stat_pending += runtime; }
+
+  // The task running on c was picked again at t: its run so far is accounted, and each of its
+  // entities starts a new request.
+  void repick(int c, int64_t t, int line) {
+    advance(c, t, line);
+    for (const auto& [path, id] : chain_on(timeline(c).current, c)) level(c, path).repicked(id);
+  }
+
+  // A record of a task that does not run on the recording CPU: another CPU read its runtime
+  // (task_sched_runtime() for /proc/PID/stat, getrusage, CPU timers, a group's exit) and
+  // charged it on the CPU where it runs. That share of the run is in no later record there, so
+  // it goes to that CPU's account of the run; a run already accounted (the CPUs' clocks put the
+  // read just after the switch) gets it on its cfs_rqs directly.
+  void charge_remote(int64_t pid, int recorded_on, int64_t runtime) {
+    const auto it = tasks_.find(pid);
+    if (it == tasks_.end() || it->second.cpu < 0 || it->second.cpu == recorded_on) return;
+    const TaskState& s = it->second;
+    const Timeline& there = timeline(s.cpu);
+    if (s.where == Where::Running && there.known && there.current == pid) {
+      if (there.stat_mode) charge_running(s.cpu, runtime);
+      return;
+    }
+    if (s.on_level && there.stat_mode)
+      for (const auto& [path, id] : chain(pid, s, s.cpu)) level(s.cpu, path).run(id, runtime, true);
+  }
+
   // --- per-CPU time ----------------------------------------------------------------------
 
-  // Accounts [accounted_to, t) on CPU c to the task running there.
-  void advance(int c, int64_t t) {
+  // Accounts [accounted_to, t) on CPU c to the task running there (at `line`, which a finding
+  // of a group entity whose weight moved meanwhile names).
+  void advance(int c, int64_t t, int line) {
     Timeline& tl = timeline(c);
     const int64_t dt = t - tl.accounted_to;
     tl.accounted_to = std::max(tl.accounted_to, t);
@@ -539,9 +585,10 @@ class KernelServiceLayer::Impl {
     if (!s.on_level || s.cpu != c || s.where != Where::Running) return;
     const int64_t served = tl.stat_mode ? tl.stat_pending : dt;
     tl.stat_pending = 0;
-    for (const auto& [path, id] : chain(tl.current, s, c)) level(c, path).run(id, served);
+    for (const auto& [path, id] : chain(tl.current, s, c))
+      level(c, path).run(id, served, tl.stat_mode);
     for (std::string p = s.path; p != "/"; p = parent_of(p))
-      level(c, parent_of(p)).drift(group_info(p, c, t), t, 0);
+      level(c, parent_of(p)).drift(group_info(p, c, t), t, line);
   }
 
   using Chain = std::vector<std::pair<std::string, int64_t>>;
@@ -590,7 +637,13 @@ class KernelServiceLayer::Impl {
         exact ? std::max<int64_t>(0, to - from - tl.revealed_stat) : sure_from - from;
     if (judged(c)) tl.unknown_ns += static_cast<double>(unknown);
     tl.accounted_to = to;
-    windows_.push_back({line, c, blind, revealed, to - from});
+    if (blind == 0) {  // out of the idle task: never lost events (classify_windows)
+      UnrecordedRuns& u = r_.unrecorded[0];
+      ++u.windows;
+      u.total_ns += to - from;
+    } else {
+      windows_.push_back({line, c, blind, revealed, to - from});
+    }
     const Reasons why = Reason::UnrecordedSwitch;
     const Chain out = chain_on(blind, c);
     TaskState* x = tasks_.count(revealed) ? &tasks_.at(revealed) : nullptr;
@@ -610,7 +663,7 @@ class KernelServiceLayer::Impl {
     x->move_to(c, to);
     pick_chain(c, chain_on(revealed, c), out, sure_from, line, from);
     for (const auto& [path, id] : chain_on(revealed, c)) {
-      level(c, path).run(id, revealed_served);
+      level(c, path).run(id, revealed_served, exact);
       if (!exact) level(c, path).uncertain(id, static_cast<double>(sure_from - from), why);
     }
   }
@@ -644,7 +697,7 @@ class KernelServiceLayer::Impl {
       unrecorded(c, tl.current, e.prev_pid, tl.since, t, e.line);
       windowed = true;
     } else if (tl.known) {
-      advance(c, t);
+      advance(c, t, e.line);
     } else if (first && e.prev_pid != 0 && (!o_.only_cpu || *o_.only_cpu == c) &&
                task(e.prev_pid, e.prev_comm, e.prev_prio, t, e.line)) {
       // As perf sched latency and an independent count do, the time before a CPU's first
@@ -821,7 +874,7 @@ class KernelServiceLayer::Impl {
     if (id < 0 || !w.known) return;
     TaskService& t = r_.tasks[id];
     const int64_t d = w.to_ns - w.from_ns;
-    t.delays_ns.push_back(d);
+    t.delays.add(d);
     if (w.woken) t.wakeup_delays_ns.push_back(d);
     if (d > t.max_delay_ns) {
       t.max_delay_ns = d;
@@ -834,6 +887,7 @@ class KernelServiceLayer::Impl {
   KernelReport r_;
   VerdictBook book_;
   bool started_ = false;
+  int last_line_ = 0;  // the trace's last line so far: where what is still open is judged
   int max_cpu_ = 0;
   std::string machine_source_;
   // A deque: each CPU's runqueue trackers keep a pointer to its unrecorded time, which must
@@ -849,7 +903,8 @@ class KernelServiceLayer::Impl {
     int line, cpu;
     int64_t blind, revealed, length_ns;
   };
-  std::vector<Window> windows_;  // unrecorded switch-outs, classified at the end
+  std::vector<Window>
+      windows_;  // unrecorded switch-outs but the idle task's, classified at the end
   std::map<std::pair<std::string, int>, int64_t> gids_;
   std::vector<std::pair<std::string, int>> gnames_;
   std::deque<LevelContext> contexts_;

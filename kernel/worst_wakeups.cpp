@@ -88,6 +88,13 @@ void WorstWakeups::on_switch(const KernelEvent& e) {
   c.running = std::move(out);
 }
 
+void WorstWakeups::forget(int64_t pid) {
+  const auto it = waiting_.find(pid);
+  if (it == waiting_.end()) return;
+  dequeue(it->second);
+  waiting_.erase(it);
+}
+
 void WorstWakeups::on_event(const KernelEvent& e) {
   switch (e.kind) {
     case KernelEventKind::Switch:

@@ -48,6 +48,9 @@ class WorstWakeups {
 
   /// Events in time order.
   void on_event(const KernelEvent& e);
+  /// The task left for a CPU the stream does not show (a model trace's detach): a wakeup it
+  /// waits on is not measured.
+  void forget(int64_t pid);
   /// The worst, worst first (a task still running is kept with no run time).
   std::vector<WorstWakeup> finish();
   /// Wakeups whose delay the trace showed (on the judged CPU).

@@ -48,6 +48,9 @@ inline constexpr char kCfsMinVruntimeMonotonic[] = "CFS-MIN-VRUNTIME-MONOTONIC";
 inline constexpr char kCfsPlaceSleeper[] = "CFS-PLACE-SLEEPER";
 inline constexpr char kCfsPickLeftmost[] = "CFS-PICK-LEFTMOST";
 inline constexpr char kCfsLatencyPick[] = "CFS-LATENCY-PICK";
+// SPEC.md §6: across the runqueues of a run.
+inline constexpr char kInvMigrateLag[] = "INV-MIGRATE-LAG";
+inline constexpr char kInvOneRunqueue[] = "INV-ONE-RUNQUEUE";
 }  // namespace ids
 
 enum class PropertyKind : uint8_t {
@@ -257,6 +260,18 @@ inline constexpr Property kProperties[] = {
     registry::cfs_check(ids::kCfsPlaceSleeper, "the CFS policies"),
     registry::cfs_check(ids::kCfsPickLeftmost, "the CFS policies", "cfs-pick-leftmost.jsonl"),
     registry::cfs_check(ids::kCfsLatencyPick, "cfs-latency-nice"),
+    // SPEC.md §6: across the runqueues of a run (checker/migrations.h).
+    {.id = ids::kInvMigrateLag, .kind = PropertyKind::StepInvariant,
+     .promise = registry::everywhere,
+     .note = "a run of several runqueues (one trace's, or a machine's per-CPU traces merged by "
+             "time); where detach and attach report vlag; not the CFS policies",
+     .judged = {.checker = CheckerRole::Verdict, .linux64 = true},
+     .fixture = "inv-migrate-lag.jsonl"},
+    {.id = ids::kInvOneRunqueue, .kind = PropertyKind::StateInvariant,
+     .promise = registry::everywhere,
+     .note = "a run of several runqueues; a detach and its attach may share a timestamp",
+     .judged = {.checker = CheckerRole::Verdict, .linux64 = true},
+     .fixture = "inv-one-runqueue.jsonl"},
 };
 // clang-format on
 

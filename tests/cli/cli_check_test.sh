@@ -76,8 +76,9 @@ grep -q "<stdin>:1: empty input" err.txt
 expect 2 "$vlag" check empty.jsonl
 grep -q "empty.jsonl:1: empty input" err.txt
 expect 2 "$vlag" check --keep-going empty.jsonl
-expect 2 "$vlag" check "$fixtures"
-grep -q "is a directory, not a trace" err.txt
+mkdir no-traces
+expect 2 "$vlag" check no-traces  # a directory is one machine's traces: here there are none
+grep -q "no traces (\*.jsonl) in directory no-traces" err.txt
 printf '%s\n' '{"format":"vlag-trace","version":2,"preset":"paper-1"}' '{"t":01,"ev":"tick"}' >zero.jsonl
 expect 2 "$vlag" check zero.jsonl
 grep -qF "zero.jsonl:2: field 't': not a JSON number: 01" err.txt

@@ -85,7 +85,7 @@ TEST(KernelFalseAlarm, SecondWakeupEndsTheWaitItInterrupts) {
   EXPECT_EQ(r.checks.at("INV-NO-STARVATION").violated, 0);
   EXPECT_EQ(verdict(r, "INV-NO-STARVATION", "sleeper:30"), Verdict::Inconclusive);
   EXPECT_EQ(reason_count(r.checks.at("INV-NO-STARVATION"), Reason::LeftUnseen), 1);
-  EXPECT_EQ(r.tasks.at(30).delays_ns, (std::vector<int64_t>{1'000'000}));  // the second wait
+  EXPECT_EQ(r.tasks.at(30).delays, (DelayTotals{1, 1'000'000, 1'000'000, 1'000'000}));  // 2nd wait
 }
 
 // Class B: a sibling woken onto the other CPU while it was thought queued here (it ran and
@@ -111,7 +111,8 @@ TEST(KernelFalseAlarm, AMigratedTaskWaitsFromItsArrival) {
   tt.migrate(1, 1.2001, A, C, 0, 1).sw(1, 1.204, A, "R", C).sw(1, 1.208, C, "R", B);
   const KernelReport r =
       check_text(tt.text(), snapshot_of(2, {{10, "/g"}, {11, "/g"}, {12, "/g"}}));
-  EXPECT_EQ(r.tasks.at(12).delays_ns, (std::vector<int64_t>{3'900'000}));  // 1.2001 → 1.204
+  EXPECT_EQ(r.tasks.at(12).delays,
+            (DelayTotals{1, 3'900'000, 3'900'000, 3'900'000}));  // 1.2001 → 1.204
   EXPECT_EQ(verdict(r, "INV-NO-STARVATION", "hog:12"), Verdict::Held);
 }
 
@@ -263,7 +264,7 @@ TEST(KernelFalseAlarm, AnIdealRestingOnAnUnknownWeightIsNoFigure) {
 TEST(KernelFalseAlarm, ALateTickIsInconclusiveNotViolated) {
   const auto trace = [](bool stat) {
     TraceText tt;
-    tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+    tt.start_pair(0, 1.0, A, B);
     double t = 1.0;
     const auto turn = [&](const T& run, const T& next, double len) {
       if (stat) tt.runtime(0, t + len, run, static_cast<int64_t>(len * 1e9 + 0.5));
@@ -283,6 +284,109 @@ TEST(KernelFalseAlarm, ALateTickIsInconclusiveNotViolated) {
   const KernelReport blind = check_text(trace(false), o);
   EXPECT_EQ(verdict(blind, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Violated);
   EXPECT_FALSE(blind.ok());
+}
+
+// A read of a running task's runtime from another CPU (seen live: a shell's exit on CPU 1
+// charged a compiler running on CPU 0 3.6 ms) is recorded on the reading CPU, and the running
+// CPU's next record covers only the rest of the run. Credited to the CPU where the task runs,
+// the pair of hogs is held; dropped, B loses most of every turn and the pair is violated — so
+// the test can tell the two apart.
+TEST(KernelFalseAlarm, ARuntimeReadFromAnotherCpuIsCreditedWhereTheTaskRuns) {
+  const T C{"shell", 40};
+  const auto trace = [&](bool with_read) {
+    TraceText tt;
+    tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+    tt.wake(1, 1.0, kIdle, C, 1).sw(1, 1.0, kIdle, "R", C);
+    double t = 1.0;
+    for (int i = 0; i < 200; ++i, t += 0.004) {
+      const bool a_runs = i % 2 == 0;
+      const T& run = a_runs ? A : B;
+      if (!a_runs && with_read) tt.read_runtime(1, t + 0.0035, C, B, 3'500'000);
+      tt.runtime(0, t + 0.004, run, a_runs ? 4'000'000 : 500'000);
+      tt.sw(0, t + 0.004, run, "R", a_runs ? B : A);
+    }
+    tt.runtime(1, t, C, static_cast<int64_t>((t - 1.0) * 1e9));
+    return tt.text();
+  };
+  const auto o = snapshot_of(2, {{10, "/g"}, {11, "/g"}, {40, "/"}});
+  const KernelReport read = check_text(trace(true), o);
+  EXPECT_EQ(verdict(read, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Held);
+  EXPECT_EQ(verdict(read, "THM-LAG-BOUND-LINUX", "hog:11"), Verdict::Held);
+  EXPECT_EQ(verdict(read, "THM-SHARE", "hog:11"), Verdict::Held);
+  EXPECT_TRUE(read.ok());
+  const KernelReport dropped = check_text(trace(false), o);
+  EXPECT_EQ(verdict(dropped, "THM-SHARE", "hog:11"), Verdict::Violated);
+  EXPECT_FALSE(dropped.ok());
+}
+
+// A snapshot names a runnable task of /g1 on CPU 0 that the trace never shows until it is
+// pulled from CPU 1 (seen live: it waited there behind pinned hogs, which no event records, and
+// had moved between the snapshot and the trace's start). Until then /g1's load is split and its
+// entity on CPU 0 weighs half its shares, so Y's /g2 gets two thirds of CPU 0 — correct, and no
+// violation of a 1024 : 1024 pair. Seen asleep by the snapshot instead, the task is asleep
+// since the trace began, the weights are exact, and the same split is a violation.
+TEST(KernelFalseAlarm, ARunnableTaskTheTraceHasNotNamedMayWaitOnAnyCpu) {
+  const T X{"cc1plus", 20}, Y{"ld", 21}, Z{"cc1plus", 22}, H{"hog", 23};
+  TraceText tt;
+  tt.wake(0, 1.0, kIdle, X, 0).wake(0, 1.0, kIdle, Y, 0).sw(0, 1.0, kIdle, "R", Y);
+  tt.wake(1, 1.0, kIdle, H, 1).sw(1, 1.0, kIdle, "R", H);
+  double t = 1.0;
+  for (int i = 0; i < 50; ++i, t += 0.012)  // Y 8 ms, X 4 ms
+    tt.sw(0, t + 0.008, Y, "R", X).sw(0, t + 0.012, X, "R", Y);
+  tt.migrate(0, t, Y, Z, 1, 0);
+  const auto check = [&](char state) {
+    auto o = snapshot_of(2, {{20, "/g1"}, {21, "/g2"}, {22, "/g1"}, {23, "/"}});
+    o.groups["/g1"].shares = Range::exact(1024);
+    o.groups["/g2"].shares = Range::exact(1024);
+    o.snapshot_tasks[22] = {0, state};
+    return check_text(tt.text(), o);
+  };
+  const KernelReport runnable = check('R');
+  EXPECT_NE(verdict(runnable, "THM-SHARE", "group /g1 on cpu0"), Verdict::Violated);
+  EXPECT_NE(verdict(runnable, "THM-LAG-BOUND-LINUX", "group /g2 on cpu0"), Verdict::Violated);
+  EXPECT_TRUE(runnable.ok());
+  const KernelReport asleep = check('S');
+  EXPECT_EQ(verdict(asleep, "THM-SHARE", "group /g1 on cpu0"), Verdict::Violated);
+  EXPECT_FALSE(asleep.ok());
+  for (const auto& f : asleep.findings)  // judged when the group's weight moved: at that line
+    if (f.verdict == Verdict::Violated) {
+      EXPECT_GT(f.line, 0) << f.id << ": " << f.message;
+    }
+}
+
+// A run that goes on past its request plus a tick while the tick comes on time (seen live:
+// preempt=none, where a task in the kernel runs on until it returns to user space): the tick's
+// records show the CPU ticking, and without the record of a pick right after one of them (the
+// update_curr() of schedule()) no pick happened, so the run is an overrun of the pick rule's
+// reach and the pair is inconclusive. With those records, A was picked again at every tick while
+// B waited: the kernel chose A over B, and the pair is violated.
+TEST(KernelFalseAlarm, ARunPastItsRequestIsAnOverrunUnlessThePickChoseItAgain) {
+  const auto trace = [](bool repicked) {
+    TraceText tt;
+    tt.start_pair(0, 1.0, A, B);
+    double t = 1.0;
+    const auto turn = [&](const T& run, const T& next, int ticks) {
+      for (int k = 1; k < ticks; ++k) {
+        tt.runtime(0, t + 0.004 * k, run, 4'000'000 - (k > 1 && repicked ? 20'000 : 0));
+        if (repicked) tt.runtime(0, t + 0.004 * k + 0.00002, run, 20'000);
+      }
+      tt.runtime(0, t + 0.004 * ticks, run, 4'000'000 - (ticks > 1 && repicked ? 20'000 : 0));
+      tt.sw(0, t + 0.004 * ticks, run, "R", next);
+      t += 0.004 * ticks;
+    };
+    for (int i = 0; i < 50; ++i) turn(i % 2 ? B : A, i % 2 ? A : B, 1);
+    turn(A, B, 6);  // A 24 ms: B waits
+    for (int i = 0; i < 50; ++i) turn(i % 2 ? A : B, i % 2 ? B : A, 1);
+    return tt.text();
+  };
+  const auto o = snapshot_of(1, {{10, "/g"}, {11, "/g"}});
+  const KernelReport overrun = check_text(trace(false), o);
+  EXPECT_EQ(verdict(overrun, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Inconclusive);
+  EXPECT_GE(reason_count(overrun.checks.at("THM-LAG-BOUND-LINUX"), Reason::LateTick), 1);
+  EXPECT_TRUE(overrun.ok());
+  const KernelReport picked = check_text(trace(true), o);
+  EXPECT_EQ(verdict(picked, "THM-LAG-BOUND-LINUX", "hog:10"), Verdict::Violated);
+  EXPECT_FALSE(picked.ok());
 }
 
 // A renice during the run: each weight has its phase.

@@ -49,6 +49,17 @@ class TraceText {
                 fmt::format("sched:sched_stat_runtime: comm={} pid={} runtime={} [ns]", cur.comm,
                             cur.pid, ns));
   }
+  /// `cur`, on `cpu`, read the runtime of `who`, which runs on another CPU (task_sched_runtime():
+  /// /proc/PID/stat, getrusage): the kernel charged who's run so far and recorded it here.
+  TraceText& read_runtime(int cpu, double t, const T& cur, const T& who, int64_t ns) {
+    return line(cpu, t, cur,
+                fmt::format("sched:sched_stat_runtime: comm={} pid={} runtime={} [ns]", who.comm,
+                            who.pid, ns));
+  }
+  /// a and b woken onto `cpu` at t, from idle, and a picked.
+  TraceText& start_pair(int cpu, double t, const T& a, const T& b) {
+    return wake(cpu, t, kIdle, a, cpu).wake(cpu, t, kIdle, b, cpu).sw(cpu, t, kIdle, "R", a);
+  }
   /// a and b, both runnable (state R), take turns on `cpu` from `from` to `to`, `period` each,
   /// a first: a steady pair of hogs. An even count of turns ends with a running.
   TraceText& alternate(int cpu, double from, double to, double period, const T& a, const T& b) {
