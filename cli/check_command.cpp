@@ -74,8 +74,7 @@ int run_check(const CheckCommandOptions& o) {
     return checker::kCheckerBugExit;
   }
   // Interrupted without a violation: what was checked holds, the rest is unknown (as prove's 3).
-  const int code =
-      CheckInterrupt::stop() && !report.violated() ? 3 : exit_code(report, o.strict);
+  const int code = CheckInterrupt::stop() && !report.violated() ? 3 : exit_code(report, o.strict);
   if (o.json)
     fmt::print("{}\n", report_json(report, "check", code));
   else
