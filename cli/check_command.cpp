@@ -16,6 +16,7 @@ namespace {
 struct CheckCommandOptions {
   std::vector<std::string> files;
   bool json = false;
+  bool strict = false;
   bool keep_going = false;
   bool no_z3 = false;
   bool infer = false;
@@ -72,13 +73,13 @@ int run_check(const CheckCommandOptions& o) {
     fmt::print(stderr, "vlag check: {} (please report it)\n", bug.what());
     return checker::kCheckerBugExit;
   }
+  // Interrupted without a violation: what was checked holds, the rest is unknown (as prove's 3).
+  const int code = CheckInterrupt::stop() && !report.violated() ? 3 : exit_code(report, o.strict);
   if (o.json)
-    print_json(report);
+    fmt::print("{}\n", report_json(report, "check", code));
   else
     print_summary(report);
-  // Interrupted without a violation: what was checked holds, the rest is unknown (as prove's 3).
-  if (CheckInterrupt::stop() && !report.violated()) return 3;
-  return exit_code(report);
+  return code;
 }
 
 }  // namespace
@@ -88,14 +89,17 @@ void add_check_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "check",
       "Check traces (spec/TRACE.md) against SPEC.md's invariants: exit 0 all hold, 1 a "
-      "violation, 2 bad input");
+      "violation (or, under --strict, an inconclusive check), 2 bad input");
   cmd->add_option("traces", opts->files,
-                  "Trace files (JSON Lines), or directories of them (*.jsonl); the per-CPU "
-                  "traces of one run are checked as one machine")
+                  "Trace files (JSON Lines), - for standard input, or directories of them "
+                  "(*.jsonl); the per-CPU traces of one run are checked as one machine")
       ->required();
-  cmd->add_flag("--json", opts->json, "Print the report as JSON");
+  cmd->add_flag("--json", opts->json, "Print the report as JSON (docs/json-schema.md)");
+  cmd->add_flag("--strict", opts->strict,
+                "Exit 1 when a check is inconclusive too (as on a kernel reconstruction)");
   cmd->add_flag("--keep-going", opts->keep_going,
-                "Count and skip faulty lines instead of stopping at the first");
+                "Count and skip faulty lines instead of stopping at the first (exit 2 if any "
+                "was skipped)");
   cmd->add_option("--evidence-dir,--evidence", opts->evidence_dir,
                   "Directory for the SMT-LIB2 file and the replayable window of each violation")
       ->capture_default_str();
