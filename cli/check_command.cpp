@@ -7,6 +7,7 @@
 #include "checker/run.h"
 #include "cli/check_progress.h"
 #include "cli/check_report.h"
+#include "cli/check_worst.h"
 #include "cli/commands.h"
 #include "cli/validators.h"
 
@@ -23,6 +24,7 @@ struct CheckCommandOptions {
   std::string evidence_dir = "vlag-evidence";
   size_t max_evidence = 5;
   int jobs = 1;
+  size_t worst = 0;  // --worst N: list the N worst wakeups of each trace
 };
 
 // --infer: one Z3 query per trace (checker/infer.h).
@@ -75,10 +77,13 @@ int run_check(const CheckCommandOptions& o) {
   }
   // Interrupted without a violation: what was checked holds, the rest is unknown (as prove's 3).
   const int code = CheckInterrupt::stop() && !report.violated() ? 3 : exit_code(report, o.strict);
-  if (o.json)
-    fmt::print("{}\n", report_json(report, "check", code));
-  else
+  if (o.json) {
+    fmt::print("{}\n", report_json(report, "check", code,
+                                   o.worst ? model_worst_json(sources, o.worst) : ""));
+  } else {
     print_summary(report);
+    if (o.worst) fmt::print("{}", model_worst_text(sources, o.worst));
+  }
   return code;
 }
 
@@ -112,6 +117,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "Threads checking the traces of one run (the report is the same for any N)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  cmd->add_option("--worst", opts->worst,
+                  "List the N worst wakeups of each trace one by one (task, CPU, times, delay, "
+                  "what ran meanwhile), as kernel check --worst N lists the kernel's")
+      ->check(CLI::Range(1, 100000));
   cmd->add_flag("--infer", opts->infer,
                 "Ask Z3 for weights (\"weight\":null in new events) that make every pick an "
                 "EEVDF decision; name an unsat core of picks when there are none");

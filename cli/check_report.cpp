@@ -153,7 +153,8 @@ void print_summary(const checker::Report& r) {
   fmt::print("\nresult: {}\n", result_text(r));
 }
 
-std::string report_json(const checker::Report& r, const std::string& command, int exit_code) {
+std::string report_json(const checker::Report& r, const std::string& command, int exit_code,
+                        const std::string& worst_wakeups) {
   Envelope env(command);
   json::Array checks, files, problems, notes;
   for (const auto& [id, st] : r.stats) {
@@ -211,8 +212,8 @@ std::string report_json(const checker::Report& r, const std::string& command, in
   for (const std::string& f : r.files) files.add_string(f);
   for (const auto& p : r.problems) problems.add(problem_json(p));
   for (const std::string& n : r.notes) notes.add_string(n);
-  return env.object(exit_code)
-      .array("checks", checks)
+  json::Object out = env.object(exit_code);
+  out.array("checks", checks)
       .array("problems", problems)
       .num("problem_count", r.problem_count)
       .num("problems_left_out", r.problems_left_out())
@@ -220,8 +221,9 @@ std::string report_json(const checker::Report& r, const std::string& command, in
       .array("files", files)
       .num("violation_count", r.violation_count)
       .num("finding_count", r.finding_count)
-      .array("notes", notes)
-      .text();
+      .array("notes", notes);
+  if (!worst_wakeups.empty()) out.raw("worst_wakeups", worst_wakeups);
+  return out.text();
 }
 
 int exit_code(const checker::Report& r, bool strict) {

@@ -13,7 +13,9 @@ namespace vlag::cli {
 
 void print_summary(const checker::Report& report);
 /// The report as JSON, in the envelope of `command` with its exit code.
-std::string report_json(const checker::Report& report, const std::string& command, int exit_code);
+/// `worst_wakeups`: the array of cli/check_worst.h (--worst), or empty for none.
+std::string report_json(const checker::Report& report, const std::string& command, int exit_code,
+                        const std::string& worst_wakeups = "");
 
 /// 2 when faulty lines were skipped (--keep-going), else by the worst verdict (SPEC.md §6.3):
 /// 1 for a violation, and under strict for an inconclusive verdict too, else 0.

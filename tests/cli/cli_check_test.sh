@@ -109,4 +109,19 @@ grep -qF '"name":"INCONCLUSIVE INV-PICK-ELIGIBLE","cat":"check"' rebuilt.perfett
 grep -qF '"reason":"kernel reconstruction"' rebuilt.perfetto.json
 expect 0 "$vlag" trace export demo.jsonl -o demo.nocheck.json
 if grep -q '"cat":"check"' demo.nocheck.json; then echo "FAIL: marks without --check"; exit 1; fi
+# --worst N: a hackbench run's wakeups one by one, the worst first, what ran meanwhile adding up to
+# each delay (text and JSON); a value out of range is bad input.
+expect 0 "$vlag" sim --workload hackbench --cpus 1 --seconds 0.05 --trace-dir hb
+expect 0 "$vlag" check --no-z3 --worst 3 hb/cpu0.jsonl
+grep -q "Worst wakeups (3 of [1-9][0-9]* measured" out.txt
+expect 0 "$vlag" check --no-z3 --worst 3 --json hb/cpu0.jsonl
+python3 - out.txt <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["worst_wakeups"][0]
+d = [x["delay_ns"] for x in w["wakeups"]]
+assert len(d) == 3 and d == sorted(d, reverse=True) and d[0] > 0, d
+for x in w["wakeups"]:
+    assert sum(m["ns"] for m in x["meanwhile"]) + x["unrecorded_ns"] == x["delay_ns"], x
+PY
+expect 2 "$vlag" check --worst 0 hb/cpu0.jsonl
 echo "cli_check_test: ok"

@@ -211,6 +211,8 @@ std::vector<Case> cases() {
       {"check --json --no-z3 --max-evidence 0 " + fixture("inv-pick-edf.jsonl"), 1, "check",
        "violated"},
       {"check --json " + q(results + "28-inv-reweight-linux-6.6.trace"), 0, "check", "held"},
+      {"check --json --worst 3 " + q(results + "28-inv-reweight-linux-6.6.trace"), 0, "check",
+       "held"},
       {"check --json " + q(rebuilt), 0, "check", "inconclusive"},
       {"check --json --strict " + q(rebuilt), 1, "check", "inconclusive"},
       {"check --json --keep-going " + q(bad), 2, "check", "not applicable"},
