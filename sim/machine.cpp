@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 
 #include "spec/cfs_policy.h"
+#include "spec/directory.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
@@ -19,7 +19,7 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
   if (!(config_.jitter >= 0 && config_.jitter <= 0.5)) throw Error("jitter must be in 0..0.5");
   if (config_.balance_interval_ticks < 1)
     throw Error("the balance interval must be at least one tick");
-  if (!config_.trace_dir.empty()) std::filesystem::create_directories(config_.trace_dir);
+  if (!config_.trace_dir.empty()) make_directory(config_.trace_dir, "--trace-dir");
   if (!config_.cgroups.empty() || config_.autogroup) {
     groups_ = std::make_unique<reference::TaskGroups>(config_.params.ncpus);
     cgroup_placement_ = std::make_unique<CgroupPlacement>(config_.cgroups, config_.autogroup);

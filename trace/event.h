@@ -41,6 +41,10 @@ struct Header {
   /// their s64 readings. Traces without the field are exact: the reference's, and every older
   /// trace's.
   Arith arith = Arith::Exact;
+  /// The trace was rebuilt from a real kernel's tracepoints (`vlag kernel import`): who ran when
+  /// is the kernel's, every vruntime, deadline and lag the checker derives is its own rebuild
+  /// (spec/TRACE.md §2), so the decision and state checks on it are inconclusive when they fail.
+  bool kernel_reconstruction = false;
 };
 
 enum class EventKind : uint8_t {
