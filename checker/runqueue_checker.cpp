@@ -191,6 +191,9 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
         lag_figures_->unmeasurable(line);
       break;
     }
+    case EventKind::Put:  // the runqueue stops running: its curr waits like a preempted one
+      service_.on_pick(std::nullopt, now_, line);
+      break;
     case EventKind::Reweight:
       service_.on_reweight(*se, e.weight);
       break;

@@ -65,6 +65,7 @@ enum class EventKind : uint8_t {
   Attach,    // §4.13: entity joined from another CPU's runqueue: weight, slice, its saved lag
   Entity,    // the full state of one entity at the start of a window
   Runqueue,  // v2: a runqueue declared: its cpu, task group, and owning group entity (se, parent)
+  Put,       // v2: put_prev_entity: the running entity returns to the tree, nothing runs here
 };
 
 std::string_view event_name(EventKind kind);

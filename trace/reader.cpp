@@ -28,6 +28,7 @@ Needs needs(EventKind k) {
     case EventKind::Dequeue:
     case EventKind::Detach:
     case EventKind::Entity:
+    case EventKind::Put:
       return {.entity = true};
     case EventKind::Run:
       return {.delta = true};
@@ -624,7 +625,7 @@ void Reader::parse_event(Event& e) {
       case Key::ev: {
         const std::string_view name = fr.string();
         const auto kind = event_kind(name);
-        if (!kind || (!v2 && *kind == EventKind::Runqueue))
+        if (!kind || (!v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
           fail(Fault::UnknownEvent, std::string(k),
                "unknown event \"" + std::string(name) + "\"" +
                    (kind ? " (a version 2 event in a version 1 trace)" : ""));
