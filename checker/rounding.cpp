@@ -21,8 +21,8 @@ Exact vdelta_error(int64_t R) {
 // Runs reach vdelta only through these checks' deadlines and lags, whose amounts are slices.
 Exact Rounding::vruntime_bound(const View& view) const {
   if (!linux64()) return 0;
-  int64_t R = std::max(params_.tick_ns(), 2 * params_.base_slice_ns());
-  for (const auto& [id, v] : view.entities()) R = std::max(R, 2 * v.slice);
+  const int64_t R =
+      std::max({params_.tick_ns(), 2 * params_.base_slice_ns(), 2 * view.max_slice()});
   return 2 * vdelta_error(R);
 }
 

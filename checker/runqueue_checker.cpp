@@ -18,10 +18,13 @@ RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, 
       window_(header.window),
       file_(std::move(file)),
       report_(report),
-      findings_(report, file_),
+      findings_(report, file_, header),
       view_update_(params_, header.arith),
       service_(header.params, report, file_),
       decisions_(params_, findings_),
+      lag_figures_(header.kernel_reconstruction
+                       ? std::nullopt
+                       : std::optional<LagFigures>(std::in_place, params_, report, file_)),
       state_rules_(params_, header.arith, findings_) {
   if (header.arith == Arith::Linux64)
     report_.notes.push_back(fmt::format(
@@ -31,6 +34,13 @@ RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, 
         "carried into the rescaling)",
         file_, ids::kInvPlaceLag, ids::kInvReweight, ids::kInvDeadline, ids::kInvLagClamp,
         ids::kInvDeadline));
+  if (header.kernel_reconstruction)
+    report_.notes.push_back(fmt::format(
+        "{}: a reconstruction from kernel tracepoints: its vruntimes, deadlines and lags are the "
+        "checker's rebuild from a zero-lag start, not the kernel's, so a decision or state check "
+        "that fails is inconclusive and {} and {} are not given (the verdicts on the kernel's "
+        "service are vlag kernel check's)",
+        file_, ids::kThmLagBound, ids::kThmLagBoundLinux));
   if (!window_) {
     try {
       shadow_.emplace(params_, header.arith, rq_);
@@ -58,8 +68,8 @@ void RunqueueChecker::run(int64_t delta) {
       shadow_.reset();
     }
   }
-  if (view_.curr && shadow_)
-    if (ViewEntity* c = view_.find(*view_.curr)) ViewUpdate::refresh_from_shadow(*c, &*shadow_);
+  if (view_.curr && shadow_ && view_.find(*view_.curr))
+    ViewUpdate::refresh_from_shadow(*view_.edit(*view_.curr), &*shadow_);
 }
 
 void RunqueueChecker::advance_to(int64_t t) {
@@ -111,12 +121,15 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
   advance_to(e.kind == EventKind::Run ? e.t - e.delta : e.t);
 
   const std::optional<EntityId> se = e.entity();
+  // The named entity before the event, copied into storage kept from event to event.
   const ViewEntity* named = se ? view_.find(*se) : nullptr;
-  const std::optional<ViewEntity> before = named ? std::optional(*named) : std::nullopt;
-  // V before the event, for the rules that relate it to the state after (exact: O(n)).
+  if (named) before_ = *named;
+  const ViewEntity* before = named ? &before_ : nullptr;
+  // V before the event, for the rules that relate it to the state after.
   const bool needs_V_before =
       e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
-  const Exact V_before = needs_V_before ? view_.V() : Exact(0);
+  if (needs_V_before) V_before_ = view_.V();
+  const Exact& V_before = V_before_;
   const int64_t W_before = view_.W();
   const std::optional<EntityId> curr_before = view_.curr;
   const bool curr_protected =
@@ -161,16 +174,26 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
     case EventKind::Dequeue: {
       const ViewEntity& v = *view_.find(*se);
       if (v.status == Status::Delayed) decisions_.became_delayed(*before, v, V_before);
-      service_.on_sleep(*se, now_, line);
+      service_.on_sleep(*se, now_);
       break;
     }
     case EventKind::Pick: {
+      // The view's vruntimes are the trace's, or the shadow's up to this pick (a pick moves none).
+      const bool vruntimes_known = e.V || shadow_;
       const int64_t judged_from = findings_.violations();
       decisions_.pick(view_, {se, curr_before, next_before, curr_protected});
       if (shadow_ && !decisions_.pick_step(se, shadow_->curr(), judged_from)) stop_shadow("pick");
       service_.on_pick(se, now_, line);
+      if (lag_figures_ && vruntimes_known)
+        lag_figures_->at_decision(view_, e.V ? *e.V : view_.V(), service_.steady(),
+                                  service_.cpu_bound(), line);
+      else if (lag_figures_)
+        lag_figures_->unmeasurable(line);
       break;
     }
+    case EventKind::Put:  // the runqueue stops running: its curr waits like a preempted one
+      service_.on_pick(std::nullopt, now_, line);
+      break;
     case EventKind::Reweight:
       service_.on_reweight(*se, e.weight);
       break;
@@ -181,10 +204,15 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
       break;
   }
 
-  if (!e.state.empty() || e.V || !e.kernel.empty())
-    judge_state(e, before ? &*before : nullptr, V_before, W_before);
+  if (!e.state.empty() || e.V || !e.kernel.empty()) judge_state(e, before, V_before, W_before);
   if (e.kind == EventKind::Pick) state_rules_.s64_margins(view_);
-  ++index_;
+  if (++index_ % View::kAuditPeriod == 0) audit();
+}
+
+// The incremental sums against their definitions, from scratch: O(n) every kAuditPeriod events.
+void RunqueueChecker::audit() const {
+  view_.audit();
+  state_rules_.audit(view_);
 }
 
 // Layer 3 on the event's entity (or curr's, for the events about the running one).
@@ -205,7 +233,9 @@ void RunqueueChecker::judge_state(const trace::Event& e, const ViewEntity* befor
 }
 
 void RunqueueChecker::finish() {
+  audit();
   service_.finish();
+  if (lag_figures_) lag_figures_->finish();
   state_rules_.finish();
   if (!shadow_ && !window_)
     report_.notes.push_back(

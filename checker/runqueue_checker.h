@@ -3,7 +3,8 @@
 // its preconditions (checker/validation.h), the shadow
 // reference that executes the same operations in the trace's arithmetic (checker/shadow.h), the
 // view it rebuilds (checker/view_update.h), then the layers that judge it:
-//   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
+//   1. service (checker/service.h): wakeup latency, starvation, whether the system is steady;
+//      and the lag theorems at each pick on EEVDF's lag (checker/lag_figures.h);
 //   2. decisions (checker/decisions.h): every pick on the trace's own numbers and against the
 //      shadow;
 //   3. state (checker/state_rules.h), when events carry it: V and W against the entities,
@@ -20,6 +21,7 @@
 
 #include "checker/decisions.h"
 #include "checker/findings.h"
+#include "checker/lag_figures.h"
 #include "checker/report.h"
 #include "checker/service.h"
 #include "checker/shadow.h"
@@ -53,6 +55,7 @@ class RunqueueChecker {
   void run(int64_t delta);
   void apply_shadow(const trace::Event& e);
   void stop_shadow(std::string_view what);
+  void audit() const;
   void judge_state(const trace::Event& e, const ViewEntity* before, const Exact& V_before,
                    int64_t W_before);
 
@@ -66,8 +69,11 @@ class RunqueueChecker {
   ViewUpdate view_update_;
   ServiceLayer service_;
   Decisions decisions_;
+  std::optional<LagFigures> lag_figures_;  // none on a kernel reconstruction: its lags are ours
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
+  ViewEntity before_;             // consume(): the named entity before the event
+  Exact V_before_;                // consume(): V before a sleep, dequeue or reweight
   int64_t now_ = 0;
   int64_t index_ = 0;
   int64_t line_ = 0;

@@ -19,12 +19,13 @@ ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string fil
     : params_(params),
       report_(report),
       file_(std::move(file)),
+      // Steadiness and lags are verdicts where either theorem is promised: an exact clock.
+      clock_(promised(ids::kThmLagBound, params.preset) ||
+             promised(ids::kThmWakeupLatency, params.preset)),
       paper_(promised(ids::kThmLagBound, params.preset)),
       latency_promised_(promised(ids::kThmWakeupLatency, params.preset)) {
-  report_.stats[ids::kThmLagBound].verdict = paper_;
   report_.stats[ids::kThmWakeupLatency].verdict = latency_promised_;
   report_.stats[ids::kFigStarvation].verdict = false;
-  if (!paper_) report_.stats[ids::kThmLagBoundLinux].verdict = false;
 }
 
 std::string ServiceLayer::who(EntityId id, const Task& t) {
@@ -39,74 +40,38 @@ void ServiceLayer::on_new(EntityId id, int64_t weight, int64_t slice, bool task_
   t.slice = slice != 0 ? slice : params_.base_slice_ns();
 }
 
-Exact ServiceLayer::lag(const Task& t) const {
-  Exact l = (clock_ - t.joined_at) * static_cast<long>(t.weight) / static_cast<long>(kNice0Weight) -
-            ex(t.received);
-  l.canonicalize();
-  return l;
+void ServiceLayer::on_exit(EntityId id) {
+  const auto it = tasks_.find(id);
+  if (it == tasks_.end()) return;
+  if (&it->second == running_task_) running_task_ = nullptr;
+  tasks_.erase(it);
 }
 
-void ServiceLayer::figure(const std::string& id, double ratio, const std::string& text,
-                          bool verdict) {
+FluidClock::Lag ServiceLayer::lag(const Task& t) {
+  return clock_.lag(t.joined_at, t.weight, t.received);
+}
+
+template <class Text>
+void ServiceLayer::figure(const char* id, double ratio, Text&& text, bool verdict) {
   InvariantStats& s = report_.stats[id];
   ++s.checked;
   s.verdict = verdict;
   if (ratio > s.worst_ratio || s.worst.empty()) {
     s.worst_ratio = ratio;
-    s.worst = text;
+    s.worst = text();
   }
 }
 
-// THM-LAG-BOUND: −r_k < lag_k < max(r_k, q) at a decision point, in a steady system.
-void ServiceLayer::check_lag(EntityId id, const Task& t, bool upper, int64_t line) {
-  const int64_t tick = params_.tick_ns();
-  const Exact l = lag(t);
-  const int64_t bound = upper ? rules::paper_lag_upper(t.slice, tick) : t.slice;
-  const double ratio = std::fabs(l.get_d()) / static_cast<double>(bound);
-  const bool ok = upper ? l < ex(bound) : l > -ex(bound);
-  const bool verdict = paper_ && steady_;
-  figure(ids::kThmLagBound, ratio,
-         fmt::format("{} lag {:.0f} ns when {} (bound {}{} ns)", who(id, t), l.get_d(),
-                     upper ? "picked" : "preempted", upper ? "< " : "> -", bound),
-         paper_);
-  // THM-LAG-BOUND-LINUX, −(r + TICK) ≤ lag ≤ r + TICK, as a figure: the upper half does not
-  // hold for r < TICK with differing weights (SPEC.md §6), which is every Linux default slice,
-  // and its lower half is judged on kernel traces (kernel/service.cpp).
-  if (!paper_) {
-    const int64_t linux_bound = rules::linux_lag_bound(t.slice, tick);
-    figure(ids::kThmLagBoundLinux, std::fabs(l.get_d()) / static_cast<double>(linux_bound),
-           fmt::format("{} lag {:.0f} ns when {} (bound {}{} ns)", who(id, t), l.get_d(),
-                       upper ? "picked" : "preempted", upper ? "<= " : ">= -", linux_bound),
-           false);
-  }
-  if (ok || !verdict) return;
-  Violation v;
-  v.id = ids::kThmLagBound;
-  v.file = file_;
-  v.line = line;
-  v.detail = fmt::format(
-      "{} lag {} ns outside (-{}, {}) ns (fluid service since joining "
-      "minus {} ns received)",
-      who(id, t), l.get_str(), t.slice, rules::paper_lag_upper(t.slice, tick), t.received);
-  Witness& w = v.witness;
-  w.statement = std::string(ids::kThmLagBound) +
-                ": -r_k < lag_k < max(r_k, q), lag_k = w_k*(V - V_join)/1024 - s_k";
-  w.add("w_k", Sort::Int, ex(t.weight));
-  w.add("r_k", Sort::Int, ex(t.slice));
-  w.add("q", Sort::Int, ex(tick));
-  w.add("V", Sort::Real, clock_);
-  w.add("V_join", Sort::Real, t.joined_at);
-  w.add("s_k", Sort::Int, ex(t.received));
-  w.add("lag_k", Sort::Real, l);
-  w.definitions.push_back("(= lag_k (- (/ (* w_k (- V V_join)) 1024.0) s_k))");
-  w.claim = "(not (and (< (- r_k) lag_k) (< lag_k (ite (> r_k q) r_k q))))";
-  record(report_, std::move(v));
-}
-
+// Steadiness matters only where a theorem is promised, and the clock is exact there.
 void ServiceLayer::leave(Task& t) {
-  if (lag(t) != 0) steady_ = false;
+  if (steady_) {
+    const FluidClock::Lag l = lag(t);
+    if (l.exact ? *l.exact != 0 : l.value != 0) steady_ = false;
+  }
+  cpu_bound_ = false;
   t.runnable = false;
   runnable_weight_ -= t.weight;
+  if (runnable_weight_ == 0) clock_.idle();
 }
 
 void ServiceLayer::on_wakeup(EntityId id, int64_t now, bool steady, int64_t) {
@@ -115,7 +80,7 @@ void ServiceLayer::on_wakeup(EntityId id, int64_t now, bool steady, int64_t) {
   Task& t = it->second;
   if (!steady) steady_ = false;
   t.runnable = true;
-  t.joined_at = clock_;
+  t.joined_at = clock_.now();
   t.received = 0;
   t.waiting_since = now;
   t.woke_at = now;
@@ -124,17 +89,17 @@ void ServiceLayer::on_wakeup(EntityId id, int64_t now, bool steady, int64_t) {
   t.woke_steady = steady_;
 }
 
-void ServiceLayer::stop_running(int64_t now, int64_t line) {
+void ServiceLayer::stop_running(int64_t now) {
   if (!running_) return;
   auto it = tasks_.find(*running_);
   running_.reset();
+  running_task_ = nullptr;
   if (it == tasks_.end() || !it->second.runnable) return;
-  check_lag(it->first, it->second, false, line);
   it->second.waiting_since = now;
 }
 
-void ServiceLayer::on_sleep(EntityId id, int64_t now, int64_t line) {
-  if (running_ == id) stop_running(now, line);
+void ServiceLayer::on_sleep(EntityId id, int64_t now) {
+  if (running_ == id) stop_running(now);
   auto it = tasks_.find(id);
   if (it == tasks_.end() || !it->second.runnable) return;
   leave(it->second);
@@ -142,19 +107,22 @@ void ServiceLayer::on_sleep(EntityId id, int64_t now, int64_t line) {
 
 void ServiceLayer::on_pick(std::optional<EntityId> id, int64_t now, int64_t line) {
   if (running_ == id) return;
-  stop_running(now, line);
+  stop_running(now);
   if (!id) return;
   auto it = tasks_.find(*id);
   if (it == tasks_.end() || !it->second.runnable) return;
   Task& t = it->second;
   running_ = id;
-  check_lag(*id, t, true, line);
+  running_task_ = &t;
   if (t.waiting_since >= 0) {
     const int64_t waited = now - t.waiting_since;
-    figure(ids::kFigStarvation, static_cast<double>(waited) / 1e6,
-           fmt::format("{} waited {:.3f} ms runnable without running", who(*id, t),
-                       static_cast<double>(waited) / 1e6),
-           false);
+    figure(
+        ids::kFigStarvation, static_cast<double>(waited) / 1e6,
+        [&] {
+          return fmt::format("{} waited {:.3f} ms runnable without running", who(*id, t),
+                             static_cast<double>(waited) / 1e6);
+        },
+        false);
   }
   if (t.woke_at >= 0) {
     // THM-WAKEUP-LATENCY: first run by t0 + r_k·(W − w_k)/w_k + q (q = TICK for Linux presets,
@@ -165,10 +133,13 @@ void ServiceLayer::on_pick(std::optional<EntityId> id, int64_t now, int64_t line
                          static_cast<double>(params_.tick_ns());
     const bool verdict =
         latency_promised_ && t.woke_steady && steady_ && t.woke_W == runnable_weight_;
-    figure(ids::kThmWakeupLatency, static_cast<double>(latency) / bound,
-           fmt::format("{} first ran {:.3f} ms after waking, formula {:.3f} ms", who(*id, t),
-                       static_cast<double>(latency) / 1e6, bound / 1e6),
-           latency_promised_);
+    figure(
+        ids::kThmWakeupLatency, static_cast<double>(latency) / bound,
+        [&] {
+          return fmt::format("{} first ran {:.3f} ms after waking, formula {:.3f} ms", who(*id, t),
+                             static_cast<double>(latency) / 1e6, bound / 1e6);
+        },
+        latency_promised_);
     if (verdict && static_cast<double>(latency) > bound) {
       Violation v;
       v.id = ids::kThmWakeupLatency;
@@ -192,12 +163,9 @@ void ServiceLayer::on_pick(std::optional<EntityId> id, int64_t now, int64_t line
 }
 
 void ServiceLayer::on_run(int64_t delta) {
-  if (!running_ || delta == 0 || runnable_weight_ == 0) return;
-  auto it = tasks_.find(*running_);
-  if (it == tasks_.end()) return;
-  it->second.received += delta;
-  clock_ += ex(delta) * static_cast<long>(kNice0Weight) / ex(runnable_weight_);
-  clock_.canonicalize();
+  if (!running_task_ || delta == 0 || runnable_weight_ == 0) return;
+  running_task_->received += delta;
+  clock_.advance(delta, runnable_weight_);
 }
 
 void ServiceLayer::on_reweight(EntityId id, int64_t weight) {
@@ -207,11 +175,8 @@ void ServiceLayer::on_reweight(EntityId id, int64_t weight) {
   if (t.runnable) {
     // The fluid share changes from here on; the lag carries over (SPEC.md §4.8, rescale):
     // move the interval's start so that w'·(V − V_join')/N − s equals the lag before.
-    const Exact l = lag(t);
+    t.joined_at = clock_.rejoin(t.joined_at, t.weight, weight, t.received);
     runnable_weight_ += weight - t.weight;
-    t.joined_at =
-        clock_ - (l + ex(t.received)) * static_cast<long>(kNice0Weight) / static_cast<long>(weight);
-    t.joined_at.canonicalize();
   }
   t.weight = weight;
 }

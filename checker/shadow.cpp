@@ -2,34 +2,46 @@
 
 #include <limits>
 
+#include "checker/checker_bug.h"
 #include "spec/error.h"
 #include "trace/observer.h"
 
 namespace vlag::checker {
 namespace {
 
-std::variant<reference::Runqueue, reference::LinuxRunqueue> make_runqueue(const Params& params,
-                                                                          Arith arith,
-                                                                          RunqueueId rq) {
-  if (arith == Arith::Linux64) return reference::LinuxRunqueue(params, rq);
-  return reference::Runqueue(params, rq);
-}
-
 // A lag the trace gives, in the runqueue's arithmetic.
 Exact as_num(const Exact& x, const reference::Runqueue&) { return x; }
-LinuxTime as_num(const Exact& x, const reference::LinuxRunqueue&) {
+LinuxTime as_num(const Exact& x, const optimized::Runqueue&) {
   if (x.get_den() != 1 || !x.get_num().fits_slong_p())
     throw Error("the saved lag " + x.get_str() + " is not an s64 integer (\"arith\":\"linux64\")");
   return LinuxTime(x.get_num().get_si());
 }
 
+// A number of the shadow's arithmetic into an exact one's storage.
+void read_into(Exact& into, const Exact& x) { into = x; }
+void read_into(Exact& into, LinuxTime x) { into = static_cast<long>(x.value()); }
+
 }  // namespace
 
+// The tree queue cannot move: both alternatives are built in place.
 Shadow::Shadow(const Params& params, Arith arith, RunqueueId rq)
-    : rq_(make_runqueue(params, arith, rq)) {}
+    : rq_(std::in_place_type<reference::Runqueue>, params, rq) {
+  if (arith == Arith::Linux64) rq_.emplace<optimized::Runqueue>(params, rq);
+}
 
 void Shadow::apply(const Op& op) {
   std::visit([&](auto& rq) { rq.apply(op); }, rq_);
+  if (--until_audit_ == 0) {
+    until_audit_ = kAuditPeriod;
+    audit();
+  }
+}
+
+void Shadow::audit() const {
+  if (const auto* tree = std::get_if<optimized::Runqueue>(&rq_))
+    if (const auto problem = tree->queue().check_tree())
+      throw CheckerBug("the shadow's tree after " + std::to_string(tree->last_seq()) +
+                       " insertions: " + *problem);
 }
 
 bool Shadow::detach(EntityId id) {
@@ -50,26 +62,26 @@ bool Shadow::has(EntityId id) const {
   return std::visit([&](const auto& rq) { return rq.has(id); }, rq_);
 }
 
-ShadowEntity Shadow::entity(EntityId id) const {
-  return std::visit(
+const ShadowEntity& Shadow::entity(EntityId id) const {
+  std::visit(
       [&](const auto& rq) {
         const auto& e = rq.entity(id);
-        ShadowEntity s;
-        s.weight = e.weight;
-        s.slice = e.slice;
-        s.vruntime = trace::to_exact(e.vruntime);
-        s.deadline = trace::to_exact(e.deadline);
+        entity_.weight = e.weight;
+        entity_.slice = e.slice;
+        read_into(entity_.vruntime, e.vruntime);
+        read_into(entity_.deadline, e.deadline);
         // As the runqueue's observer reports it: the difference taken in the arithmetic.
-        s.vlag =
-            trace::to_exact(e.status == Status::Sleeping ? e.vlag : rq.avg_vruntime() - e.vruntime);
-        s.status = e.status;
-        return s;
+        read_into(entity_.vlag,
+                  e.status == Status::Sleeping ? e.vlag : rq.avg_vruntime() - e.vruntime);
+        entity_.status = e.status;
       },
       rq_);
+  return entity_;
 }
 
-Exact Shadow::V() const {
-  return std::visit([](const auto& rq) { return trace::to_exact(rq.avg_vruntime()); }, rq_);
+const Exact& Shadow::V() const {
+  std::visit([&](const auto& rq) { read_into(V_, rq.avg_vruntime()); }, rq_);
+  return V_;
 }
 
 int64_t Shadow::W() const {

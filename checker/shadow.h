@@ -1,14 +1,17 @@
 // The shadow reference of `vlag check`: the SPEC.md §4 runqueue that executes the trace's
 // operations, in the arithmetic the trace's header names (spec/TRACE.md §2) — exact rationals
-// (reference::Runqueue) or Linux's 64-bit integers (reference::LinuxRunqueue, bit-identical to
-// optimized::Runqueue and so to `vlag sim`). Either way it answers in the checker's exact
-// numbers: a Linux time as its s64 reading, as the trace writes it.
+// (reference::Runqueue, O(n) scans) or Linux's 64-bit integers (optimized::Runqueue, O(log n)
+// per operation and bit-identical to reference::LinuxRunqueue, so to `vlag sim`). Either way it
+// answers in the checker's exact numbers: a Linux time as its s64 reading, as the trace writes
+// it. The tree's running sums are recomputed from scratch every kAuditPeriod operations
+// (audit()): a difference is a bug of the checker, not of the trace.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <variant>
 
+#include "optimized/runqueue.h"
 #include "reference/runqueue.h"
 #include "trace/event.h"
 
@@ -41,15 +44,27 @@ class Shadow {
   bool attach(EntityId id, int64_t weight, int64_t slice, bool custom_slice, const Exact& vlag);
 
   bool has(EntityId id) const;
-  ShadowEntity entity(EntityId id) const;
-  Exact V() const;
+  /// Entity `id` as the trace would report it. The numbers are read into storage the shadow
+  /// keeps (no allocation per event): valid until the next call.
+  const ShadowEntity& entity(EntityId id) const;
+  /// V, likewise valid until the next call.
+  const Exact& V() const;
   int64_t W() const;
   std::optional<EntityId> curr() const;
   std::optional<EntityId> next_buddy() const;
   bool protect_slice() const;
 
+  /// Operations between two audits of the tree's sums.
+  static constexpr int64_t kAuditPeriod = 1 << 14;
+  /// Recomputes the tree's order, sums and augmented values from scratch; throws CheckerBug
+  /// when they differ from those kept. apply() calls it every kAuditPeriod operations.
+  void audit() const;
+
  private:
-  std::variant<reference::Runqueue, reference::LinuxRunqueue> rq_;
+  std::variant<reference::Runqueue, optimized::Runqueue> rq_;
+  mutable ShadowEntity entity_;  // entity()'s answer
+  mutable Exact V_;              // V()'s
+  int64_t until_audit_ = kAuditPeriod;
 };
 
 }  // namespace vlag::checker

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "checker/checker_bug.h"
 #include "rules/invariants.h"
 #include "spec/properties.h"
 #include "spec/weights.h"
@@ -21,7 +22,40 @@ bool about_running(EventKind k) {
 
 const int64_t kS64Max = INT64_MAX;
 
+// rules::kernel_sums from the view's sums in O(1): the tree is Q without curr, and
+// Σ w·(v − v0) = Σ w·v − v0·Σ w.
+rules::KernelSums queue_kernel_sums(const View& view, const Exact& v0) {
+  rules::KernelSums k;
+  const ViewEntity* c = view.curr ? view.find(*view.curr) : nullptr;
+  Exact tree_wv = view.weighted_vruntimes();
+  k.sum_w = view.W();
+  if (c && in_queue(*c)) {
+    k.curr_w = c->weight;
+    k.curr_wv = (c->vruntime - v0) * static_cast<long>(c->weight);
+    tree_wv -= c->vruntime * static_cast<long>(c->weight);
+    k.sum_w -= c->weight;
+  }
+  k.sum_wv = tree_wv - v0 * static_cast<long>(k.sum_w);
+  return k;
+}
+
 }  // namespace
+
+void StateRules::audit(const View& view) const {
+  const Exact V = view.V();
+  const ViewState s(view, params_, V);
+  const Exact sum = V * static_cast<long>(view.W()) - view.weighted_vruntimes();
+  if (sum != rules::lag_sum(s, V))
+    throw CheckerBug(fmt::format("INV-LAG-SUM's sum from the view's sums is {} where {} gives {}",
+                                 str(sum), "rules::lag_sum", str(rules::lag_sum(s, V))));
+  const rules::KernelSums fast = queue_kernel_sums(view, V), full = rules::kernel_sums(s, V);
+  if (fast.sum_w != full.sum_w || fast.sum_wv != full.sum_wv || fast.curr_w != full.curr_w ||
+      fast.curr_wv != full.curr_wv)
+    throw CheckerBug(fmt::format(
+        "the kernel's sums from the view's sums are sum_w {} sum_wv {} where rules::kernel_sums "
+        "gives {} and {}",
+        fast.sum_w, str(fast.sum_wv), full.sum_w, str(full.sum_wv)));
+}
 
 std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow& shadow) {
   out_.checked(ids::kInvStep);
@@ -37,7 +71,7 @@ std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow&
       e.entity() && shadow.has(id) && (!about_running(e.kind) || shadow.curr() == e.entity());
   const trace::EntityFields& s = e.state;
   if (about) {
-    const ShadowEntity r = shadow.entity(id);
+    const ShadowEntity& r = shadow.entity(id);
     if (s.weight && *s.weight != r.weight) return mismatch("w", ex(*s.weight), ex(r.weight));
     if (s.slice && *s.slice != r.slice) return mismatch("r", ex(*s.slice), ex(r.slice));
     if (s.vruntime && *s.vruntime != r.vruntime) return mismatch("v", *s.vruntime, r.vruntime);
@@ -51,23 +85,22 @@ std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow&
   return std::nullopt;
 }
 
-// Σ w_i·(V − v_i) = 0 with the reported V and W = Σ w_i; integer producers floor V (SPEC.md
-// §7): then −W < Σ w_i·(V − v_i) ≤ 0. The 128-bit form decides first: on a Linux-arithmetic trace
-// every value is an s64, and a GMP product per queued entity per event made this check most of
-// `vlag check`'s time. The exact sum decides and explains otherwise.
+// Σ w_i·(V − v_i) = V·W − Σ w_i·v_i = 0 with the reported V and W = Σ w_i, from the view's sums
+// in O(1); integer producers floor V (SPEC.md §7): then −W < Σ w_i·(V − v_i) ≤ 0. On a
+// Linux-arithmetic trace every value is an s64 and the 128-bit form decides; the exact sum
+// decides and explains otherwise.
 void StateRules::lag_sum(const trace::Event& e, const View& view) {
   if (!e.V || !e.W) return;
   const int64_t W = view.W();
   if (W == 0 && *e.W == 0) return;
   out_.checked(ids::kInvLagSum);
-  const ViewState s(view, params_, *e.V);
-  if (*e.W == W && rules::integer_lag_sum_holds(s, *e.V, W)) return;
-  const Exact sum = rules::lag_sum(s, *e.V);
-  bool integers = e.V->get_den() == 1;
-  s.for_each_queued([&](const ViewEntity& v) {
-    integers = integers && v.vruntime.get_den() == 1;
-    return true;
-  });
+  const std::optional<__int128> wv = view.small_weighted_vruntimes();
+  if (*e.W == W && wv && e.V->get_den() == 1 && e.V->get_num().fits_slong_p()) {
+    const __int128 sum = static_cast<__int128>(e.V->get_num().get_si()) * W - *wv;
+    if (sum <= 0 && sum > -static_cast<__int128>(W)) return;
+  }
+  const Exact sum = *e.V * static_cast<long>(W) - view.weighted_vruntimes();
+  const bool integers = e.V->get_den() == 1 && view.integer_vruntimes();
   const bool ok = *e.W == W && (integers ? (sum <= 0 && sum > -ex(W)) : sum == 0);
   if (ok) return;
   out_.violate(ids::kInvLagSum,
@@ -78,22 +111,18 @@ void StateRules::lag_sum(const trace::Event& e, const View& view) {
 
 // The kernel's bookkeeping against its own entities: its tree's Σ w and Σ w·(v − v0), and V as
 // avg_vruntime computes it from them (SPEC.md §6). The entities are those the trace shows
-// queued; when the event's nr says the trace does not show them all, it is not judged.
+// queued; when the event's nr says the trace does not show them all, it is not judged. The
+// sums come from the view's in O(1): the tree is Q without curr, Σ w·(v − v0) = Σ w·v − v0·Σ w.
 void StateRules::kernel_sums(const trace::Event& e, const View& view) {
   const trace::KernelSums& k = e.kernel;
   if (!k.sum_w && !k.sum_wv) return;
-  if (e.nr_queued) {
-    int64_t queued = 0;
-    for (const auto& [id, v] : view.entities()) queued += in_queue(v);
-    if (queued != *e.nr_queued) {
-      if (sums_unjudged_++ == 0) sums_unjudged_line_ = out_.line();
-      return;
-    }
+  if (e.nr_queued && view.queued() != *e.nr_queued) {
+    if (sums_unjudged_++ == 0) sums_unjudged_line_ = out_.line();
+    return;
   }
   out_.checked(ids::kInvKernelSums);
   const Exact v0 = k.v0.value_or(0);  // sum_w alone needs no reference point
-  const ViewState s(view, params_, v0);
-  const rules::KernelSums want = rules::kernel_sums(s, v0);
+  const rules::KernelSums want = queue_kernel_sums(view, v0);
   std::string wrong;
   if (k.sum_w && *k.sum_w != want.sum_w)
     wrong = fmt::format("sum_w {} where the tree's entities give {}", *k.sum_w, want.sum_w);
@@ -122,9 +151,17 @@ void StateRules::finish() {
 void StateRules::deadline(const ViewEntity& v, const View& view) {
   if (v.status != Status::Queued || !v.request) return;
   out_.checked(ids::kInvDeadline);
+  // The integer form decides; every kAuditPeriod-th of its verdicts the exact rule confirms.
+  const bool by_range = deadline_ranges_.holds(v, view);
+  if (by_range && ++deadlines_by_range_ % View::kAuditPeriod != 0) return;
   const Exact rest = rules::remaining_request(v);
   const Exact slack = rounding_.deadline_slack(view, v);
   if (rules::deadline_holds(rest, *v.request, slack)) return;
+  if (by_range)
+    throw CheckerBug(
+        fmt::format("{}'s integer form holds for {} where the rule does not: "
+                    "remaining request {} ns, request {}, slack {}",
+                    ids::kInvDeadline, entity_label(v), str(rest), str(*v.request), str(slack)));
   out_.violate(
       ids::kInvDeadline,
       fmt::format("{} remaining request {} ns not in (0, {}]{}", entity_label(v), str(rest),
@@ -189,9 +226,30 @@ void StateRules::saved_lag(const ViewEntity& v, bool from_delayed, const View& v
                promised(ids::kInvLagClamp, params_.preset, {.only_delay_zero = c.within_limit}));
 }
 
+// INV-S64-MARGIN in integers where every queued vruntime is an s64: with key_max = v_max − v_min,
+// key_max·W within s64 bounds every key, key·w and key·W, and Σ key·w = Σ w·v − v_min·W. Counts
+// the check when it decides (it holds), else leaves both to the exact walk.
+bool StateRules::s64_margins_hold(const View& view) {
+  const std::optional<__int128> wv = view.small_weighted_vruntimes();
+  if (!wv || view.queued() == 0) return false;
+  int64_t vmin = INT64_MAX, vmax = INT64_MIN;
+  for (const auto& [id, v] : view.entities()) {
+    if (!in_queue(v)) continue;
+    const int64_t x = *as_s64(v.vruntime);
+    vmin = std::min(vmin, x);
+    vmax = std::max(vmax, x);
+  }
+  const __int128 key_max = static_cast<__int128>(vmax) - vmin;
+  const __int128 sum = *wv - static_cast<__int128>(vmin) * view.W();
+  if (key_max * view.W() > kS64Max || sum > kS64Max) return false;
+  out_.checked(ids::kInvS64Margin);
+  return true;
+}
+
 // The products and sums Linux keeps in s64 (SPEC.md §7) — key_i·w_i, their sum, and key_i·W in
 // the eligibility test, with key_i = ⌊v_i − v_min⌋ — fit in 64 bits.
 void StateRules::s64_margins(const View& view) {
+  if (s64_margins_hold(view)) return;
   const auto& all = view.entities();
   std::optional<Exact> vmin;
   for (const auto& [id, v] : all)

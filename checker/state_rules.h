@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "checker/deadline_range.h"
 #include "checker/findings.h"
 #include "checker/rounding.h"
 #include "checker/shadow.h"
@@ -19,7 +20,7 @@ namespace vlag::checker {
 class StateRules {
  public:
   StateRules(const Params& params, Arith arith, Findings& findings)
-      : params_(params), rounding_(params, arith), out_(findings) {}
+      : params_(params), rounding_(params, arith), deadline_ranges_(rounding_), out_(findings) {}
 
   /// INV-STEP: the fields `e` reports (of its entity, V, W) against the shadow's. Returns what
   /// differs first ("field 'v'"), after which the shadow no longer stands for the trace.
@@ -43,10 +44,17 @@ class StateRules {
   void kernel_sums(const trace::Event& e, const View& view);
   /// The note on the events whose sums were not judged.
   void finish();
+  /// The O(1) forms of INV-LAG-SUM's and INV-KERNEL-SUMS's sums against the rules' walks over
+  /// the view (rules/invariants.h); throws CheckerBug when they differ.
+  void audit(const View& view) const;
 
  private:
+  bool s64_margins_hold(const View& view);
+
   const Params& params_;
   Rounding rounding_;
+  DeadlineRanges deadline_ranges_;
+  int64_t deadlines_by_range_ = 0;  // INV-DEADLINE checks its integer form decided
   Findings& out_;
   int64_t sums_unjudged_ = 0;  // INV-KERNEL-SUMS: events whose queued set was not known
   int64_t sums_unjudged_line_ = 0;

@@ -19,17 +19,18 @@ void validate_entity(const trace::Event& e, const View& view, const TracePositio
   const EntityId id = se.value_or(0);
   const ViewEntity* v = se ? view.find(id) : nullptr;
   const bool task_entity = !e.se || e.se == e.task;
-  const std::string who = (task_entity ? "task " : "entity ") + std::to_string(id);
+  // Named only in a fault's message: built then, not at every event.
+  const auto who = [&] { return (task_entity ? "task " : "entity ") + std::to_string(id); };
   const char* field = task_entity ? "task" : "se";
   switch (e.kind) {
     case EventKind::Attach:
-      if (v) fault(at, Fault::TraceFault, field, who + " migrates in while it is here already");
+      if (v) fault(at, Fault::TraceFault, field, who() + " migrates in while it is here already");
       if (!e.state.vlag)
         fault(at, Fault::Malformed, "vlag",
               "missing (required by \"attach\": the saved lag it brings)");
       return;
     case EventKind::New:
-      if (v) fault(at, Fault::TraceFault, field, who + " is created twice");
+      if (v) fault(at, Fault::TraceFault, field, who() + " is created twice");
       if (e.weight == 0)
         fault(at, Fault::Malformed, "weight",
               "unknown (null): only parameter inference (vlag check --infer) takes such traces");
@@ -54,7 +55,7 @@ void validate_entity(const trace::Event& e, const View& view, const TracePositio
         fault(at, Fault::TraceFault, "ev", "yield while no task runs");
       if (se && se != view.curr)
         fault(at, Fault::TraceFault, field,
-              who + " is named as running, but the last pick chose " +
+              who() + " is named as running, but the last pick chose " +
                   (view.curr ? "task " + std::to_string(*view.curr) : "idle") +
                   " (a pick is missing or wrong)");
       return;
@@ -62,7 +63,7 @@ void validate_entity(const trace::Event& e, const View& view, const TracePositio
       if (!se) return;
       if (!v || v->status == Status::Sleeping)
         fault(at, Fault::NotRunnable, field,
-              "pick of " + who + ", which is not runnable" +
+              "pick of " + who() + ", which is not runnable" +
                   (v             ? " (it sleeps: a wakeup is missing?)"
                    : task_entity ? " (no such task)"
                                  : " (no such entity)"));
@@ -72,29 +73,34 @@ void validate_entity(const trace::Event& e, const View& view, const TracePositio
   }
   if (!v)
     fault(at, Fault::TraceFault, field,
-          who + " appears without its \"new\" event (a truncated start or a lost event)");
+          who() + " appears without its \"new\" event (a truncated start or a lost event)");
   switch (e.kind) {
     case EventKind::Wakeup:
       if (v->status == Status::Queued)
-        fault(at, Fault::TraceFault, field, who + " wakes up while queued (a sleep is missing?)");
+        fault(at, Fault::TraceFault, field, who() + " wakes up while queued (a sleep is missing?)");
       return;
     case EventKind::Sleep:
     case EventKind::Dequeue:
       if (v->status != Status::Queued)
-        fault(at, Fault::TraceFault, field, who + " is dequeued while not queued");
+        fault(at, Fault::TraceFault, field, who() + " is dequeued while not queued");
       return;
     case EventKind::Exit:
       if (v->status != Status::Sleeping)
-        fault(at, Fault::TraceFault, field, who + " exits while still queued");
+        fault(at, Fault::TraceFault, field, who() + " exits while still queued");
       return;
     case EventKind::Detach:
       if (v->status != Status::Sleeping)
-        fault(at, Fault::TraceFault, field, who + " migrates out while still queued");
+        fault(at, Fault::TraceFault, field, who() + " migrates out while still queued");
+      return;
+    case EventKind::Put:
+      if (view.curr != id)
+        fault(at, Fault::TraceFault, field,
+              who() + " is put back while it does not run (a pick is missing or wrong)");
       return;
     case EventKind::Preempt:
       if (v->status != Status::Queued || view.curr == id)
         fault(at, Fault::TraceFault, field,
-              "wakeup preemption by " + who + ", which is not a queued wakee");
+              "wakeup preemption by " + who() + ", which is not a queued wakee");
       return;
     default:
       return;

@@ -1,38 +1,107 @@
 #include "checker/view.h"
 
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "checker/checker_bug.h"
+
 namespace vlag::checker {
+namespace {}  // namespace
+
+Exact exact_of(__int128 x) {
+  const bool negative = x < 0;
+  const auto magnitude =
+      negative ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
+  mpz_class z(static_cast<unsigned long>(magnitude >> 64));
+  z <<= 64;
+  z += static_cast<unsigned long>(magnitude & ~uint64_t{0});
+  if (negative) z = -z;
+  return Exact(z);
+}
 
 std::string entity_label(const ViewEntity& e) {
   return (e.task == e.id ? "task " : "entity ") + std::to_string(e.id);
 }
 
-ViewEntity* View::find(EntityId id) {
-  auto it = entities_.find(id);
-  return it == entities_.end() ? nullptr : &it->second;
+View::Edit::Edit(View& view, ViewEntity& e) : view_(view), e_(e), slice_(e.slice) {
+  view_.account(e_, -1);
 }
 
+View::Edit::~Edit() {
+  view_.account(e_, 1);
+  if (e_.slice != slice_) {
+    view_.count_slice(slice_, -1);
+    view_.count_slice(e_.slice, 1);
+  }
+}
+
+ViewEntity* View::find_mutable(EntityId id) {
+  return const_cast<ViewEntity*>(std::as_const(*this).find(id));
+}
+
+// An event looks its entity up several times (validation, the view's update, the rules): the
+// last one found is tried first.
 const ViewEntity* View::find(EntityId id) const {
-  auto it = entities_.find(id);
-  return it == entities_.end() ? nullptr : &it->second;
+  if (last_found_ < entities_.size()) {
+    const auto it = entities_.nth(last_found_);
+    if (it->first == id) return &it->second;
+  }
+  const auto it = entities_.find(id);
+  if (it == entities_.end()) return nullptr;
+  last_found_ = entities_.index_of(it);
+  return &it->second;
 }
 
-int64_t View::W() const {
-  int64_t w = 0;
-  for (const auto& [id, e] : entities_)
-    if (in_queue(e)) w += e.weight;
-  return w;
+const ViewEntity& View::insert(const ViewEntity& e) {
+  erase(e.id);
+  ViewEntity& added = entities_[e.id] = e;
+  account(added, 1);
+  count_slice(added.slice, 1);
+  return added;
+}
+
+void View::erase(EntityId id) {
+  auto it = entities_.find(id);
+  if (it == entities_.end()) return;
+  account(it->second, -1);
+  count_slice(it->second.slice, -1);
+  entities_.erase(it);
+}
+
+void View::account(const ViewEntity& e, int sign) {
+  if (!in_queue(e)) return;
+  W_ += sign * e.weight;
+  queued_ += sign;
+  if (const auto v = as_s64(e.vruntime)) {
+    small_sum_ += sign * static_cast<__int128>(*v) * e.weight;
+  } else {
+    const Exact wv = e.vruntime * static_cast<long>(e.weight);
+    if (sign > 0)
+      big_sum_ += wv;
+    else
+      big_sum_ -= wv;
+    big_ += sign;
+  }
+  if (e.vruntime.get_den() != 1) fractional_ += sign;
+}
+
+void View::count_slice(int64_t slice, int64_t n) {
+  auto it = slices_.emplace(slice, 0).first;
+  if ((it->second += n) == 0) slices_.erase(it);
+}
+
+int64_t View::max_slice() const { return slices_.empty() ? 0 : slices_.rbegin()->first; }
+
+Exact View::weighted_vruntimes() const {
+  Exact sum = big_sum_;
+  if (small_sum_ != 0) sum += exact_of(small_sum_);
+  return sum;
 }
 
 Exact View::V() const {
-  Exact sum = 0;
-  int64_t w = 0;
-  for (const auto& [id, e] : entities_) {
-    if (!in_queue(e)) continue;
-    sum += e.vruntime * static_cast<long>(e.weight);
-    w += e.weight;
-  }
-  if (w == 0) return 0;
-  Exact v = sum / Exact(static_cast<long>(w));
+  if (W_ == 0) return 0;
+  Exact v = weighted_vruntimes() / Exact(static_cast<long>(W_));
   v.canonicalize();
   return v;
 }
@@ -42,6 +111,34 @@ const ViewEntity* View::earliest_eligible_deadline(const Exact& V) const {
   for (const auto& [id, e] : entities_)
     if (in_queue(e) && eligible(e, V) && (!best || precedes(e, *best))) best = &e;
   return best;
+}
+
+// Straight from the entities, in exact arithmetic: nothing of account() is reused.
+void View::audit() const {
+  int64_t W = 0, queued = 0, fractional = 0, longest = 0, sliced = 0;
+  Exact sum = 0;
+  for (const auto& [id, e] : entities_) {
+    longest = std::max(longest, e.slice);
+    if (!in_queue(e)) continue;
+    W += e.weight;
+    ++queued;
+    sum += e.vruntime * static_cast<long>(e.weight);
+    fractional += e.vruntime.get_den() != 1;
+  }
+  for (const auto& [slice, n] : slices_) sliced += n;
+  const auto differs = [&](const char* what, const std::string& kept, const std::string& full) {
+    throw CheckerBug(fmt::format("the view's {} is {} where its {} entities give {}", what, kept,
+                                 entities_.size(), full));
+  };
+  if (W_ != W) differs("W", std::to_string(W_), std::to_string(W));
+  if (queued_ != queued) differs("queue length", std::to_string(queued_), std::to_string(queued));
+  if (weighted_vruntimes() != sum)
+    differs("sum of w*v", weighted_vruntimes().get_str(), sum.get_str());
+  if (fractional_ != fractional)
+    differs("count of fractional vruntimes", std::to_string(fractional_),
+            std::to_string(fractional));
+  if (max_slice() != longest || sliced != static_cast<int64_t>(entities_.size()))
+    differs("longest slice", std::to_string(max_slice()), std::to_string(longest));
 }
 
 std::vector<trace::Event> View::snapshot(int64_t now, RunqueueId rq) const {

@@ -3,9 +3,16 @@
 // reference computed them; checker/view_update.h keeps it). Layers 2 and 3 judge the trace's
 // decisions and numbers on this view, with SPEC.md §2's derived quantities computed exactly over
 // it, through ViewState: the read-only state the rules of rules/invariants.h read.
+//
+// The sums behind W and V (Σ w and Σ w·v over Q) are kept as the entities change, so that an
+// event costs O(1) whatever the queue's length: every change goes through an Edit, which takes
+// the entity's part out of the sums and puts it back. Integers that fit in 64 bits — all of a
+// Linux-arithmetic trace's — are summed in 128 bits, other numbers exactly; audit() recomputes
+// everything from the entities, and the runqueue's checker calls it every kAuditPeriod events.
 #pragma once
 
 #include <boost/container/flat_map.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,23 +42,62 @@ struct ViewEntity {
   bool deadline_rescaled = false;
 };
 
-// Entities in id order, stored contiguously: every event walks all of them (W, V, the lag sum),
-// and a node-based map made that walk most of a check's time. Entities come and go only at
-// `new`, `entity`, `attach`, `exit` and `detach`: a pointer from find() is valid until the view
-// handles the next such event.
+// Entities in id order, stored contiguously (the rules' walks and the witnesses list them in id
+// order). Entities come and go only at `new`, `entity`, `attach`, `exit` and `detach`: a pointer
+// from find() is valid until the view handles the next such event.
 using ViewEntities = boost::container::flat_map<EntityId, ViewEntity>;
+
+/// An exact number from a 128-bit integer (the view's sums).
+Exact exact_of(__int128 x);
+/// x as an s64, when it is an integer of 64 bits.
+inline std::optional<int64_t> as_s64(const Exact& x) {
+  if (x.get_den() != 1 || !x.get_num().fits_slong_p()) return std::nullopt;
+  return x.get_num().get_si();
+}
 
 class View {
  public:
-  ViewEntities& entities() { return entities_; }
+  /// Events between two audits (audit()).
+  static constexpr int64_t kAuditPeriod = 1 << 14;
+
+  /// One entity being changed: while the Edit lives the entity is out of the sums, and its
+  /// fields may change freely; its end puts it back with what they say then.
+  class Edit {
+   public:
+    Edit(View& view, ViewEntity& e);
+    ~Edit();
+    Edit(const Edit&) = delete;
+    Edit& operator=(const Edit&) = delete;
+    ViewEntity& operator*() const { return e_; }
+    ViewEntity* operator->() const { return &e_; }
+
+   private:
+    View& view_;
+    ViewEntity& e_;
+    int64_t slice_;
+  };
+
   const ViewEntities& entities() const { return entities_; }
-  ViewEntity* find(EntityId id);
   const ViewEntity* find(EntityId id) const;
+  /// Changes entity `id`, which must be here.
+  Edit edit(EntityId id) { return Edit(*this, *find_mutable(id)); }
+  /// Adds `e`, or replaces the entity of its id.
+  const ViewEntity& insert(const ViewEntity& e);
+  void erase(EntityId id);
 
   std::optional<EntityId> curr;
 
-  int64_t W() const;  // Σ w over queued (and delayed) entities
-  Exact V() const;    // Σ w·v / W; 0 for an empty queue
+  int64_t W() const { return W_; }            // Σ w over queued (and delayed) entities
+  int64_t queued() const { return queued_; }  // |Q|
+  Exact V() const;                            // Σ w·v / W; 0 for an empty queue
+  Exact weighted_vruntimes() const;           // Σ w·v over Q
+  /// Σ w·v over Q in 128 bits, when every queued vruntime is an s64 integer.
+  std::optional<__int128> small_weighted_vruntimes() const {
+    return big_ == 0 ? std::optional(small_sum_) : std::nullopt;
+  }
+  bool integer_vruntimes() const { return fractional_ == 0; }  // every queued v an integer
+  int64_t max_slice() const;  // the longest slice of any entity, 0 without entities
+
   bool eligible(const ViewEntity& e, const Exact& V) const { return e.vruntime <= V; }
   /// a before b in the order of pick_eevdf as the view knows it: the earlier deadline, curr
   /// losing ties (the view has no insertion order; see spec/TRACE.md §4).
@@ -63,8 +109,26 @@ class View {
   /// The state at time `now` as `entity` lines of runqueue `rq`: the start of a replayable window.
   std::vector<trace::Event> snapshot(int64_t now, RunqueueId rq) const;
 
+  /// Recomputes the sums from the entities; throws CheckerBug when they differ from those kept.
+  void audit() const;
+
  private:
+  friend struct ViewTestAccess;  // tests corrupt a sum to see audit() fail
+
+  ViewEntity* find_mutable(EntityId id);
+  // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums; the slices apart.
+  void account(const ViewEntity& e, int sign);
+  void count_slice(int64_t slice, int64_t n);
+
   ViewEntities entities_;
+  mutable size_t last_found_ = 0;  // find()'s last hit, by position
+  int64_t W_ = 0;
+  int64_t queued_ = 0;
+  __int128 small_sum_ = 0;  // Σ w·v over the queued entities whose v is an s64 integer
+  Exact big_sum_;           // … over the others
+  int64_t big_ = 0;         // how many the others are
+  int64_t fractional_ = 0;  // queued entities whose v is not an integer
+  boost::container::flat_map<int64_t, int64_t> slices_;  // slice → entities with it
 };
 
 inline bool in_queue(const ViewEntity& e) { return e.status != Status::Sleeping; }
@@ -73,7 +137,7 @@ inline bool in_queue(const ViewEntity& e) { return e.status != Status::Sleeping;
 std::string entity_label(const ViewEntity& e);
 
 /// The view as rules/state.h reads it, with its V given (computed once for the event, or the V
-/// the trace reports). W() is a walk over the view: ask once.
+/// the trace reports).
 class ViewState {
  public:
   using Entity = ViewEntity;

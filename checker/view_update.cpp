@@ -30,7 +30,7 @@ void new_request(ViewEntity& v, const Exact& request) {
 
 void ViewUpdate::refresh_from_shadow(ViewEntity& v, const Shadow* shadow) {
   if (!shadow || !shadow->has(v.id)) return;
-  const ShadowEntity s = shadow->entity(v.id);
+  const ShadowEntity& s = shadow->entity(v.id);
   v.weight = s.weight;
   v.slice = s.slice;
   v.vruntime = s.vruntime;
@@ -45,12 +45,18 @@ void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> p
                                            std::optional<int64_t> W_after, const Shadow* shadow,
                                            const SavedLag& saved) const {
   if (shadow) {
-    for (auto& [id, v] : view.entities()) {
-      if (v.status != Status::Delayed || !shadow->has(id)) continue;
-      if (shadow->entity(id).status != Status::Sleeping) continue;
-      v.status = Status::Sleeping;
-      v.vlag = shadow->entity(id).vlag;
-      saved(v, true);
+    std::vector<EntityId> completed;
+    for (const auto& [id, v] : view.entities())
+      if (v.status == Status::Delayed && shadow->has(id) &&
+          shadow->entity(id).status == Status::Sleeping)
+        completed.push_back(id);
+    for (const EntityId id : completed) {
+      {
+        View::Edit v = view.edit(id);
+        v->status = Status::Sleeping;
+        v->vlag = shadow->entity(id).vlag;
+      }
+      saved(*view.find(id), true);
     }
     return;
   }
@@ -66,31 +72,33 @@ void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> p
   for (;;) {
     const Exact V = view.V();
     const ViewEntity* best = view.earliest_eligible_deadline(V);
-    ViewEntity* next = nullptr;
+    const ViewEntity* next = nullptr;
     if (best && best->status == Status::Delayed && best->id != picked) {
-      if (!(ties_pick(*best) && W_after && view.W() <= *W_after)) next = view.find(best->id);
+      if (!(ties_pick(*best) && W_after && view.W() <= *W_after)) next = best;
     } else if (W_after && view.W() > *W_after) {
-      for (auto& [id, d] : view.entities())
+      for (const auto& [id, d] : view.entities())
         if (d.status == Status::Delayed && view.eligible(d, V) && ties_pick(d)) {
           next = &d;
           break;
         }
     }
     if (!next) return;
-    ViewEntity& d = *next;
-    d.vlag = rules::delayed_dequeue_lag(params_.preset, Exact(V - d.vruntime), [&] {
-      return rules::lag_limit(params_, d.slice, d.weight);
-    });
-    d.status = Status::Sleeping;
-    saved(d, true);
+    const EntityId id = next->id;
+    {
+      View::Edit d = view.edit(id);
+      d->vlag = rules::delayed_dequeue_lag(params_.preset, Exact(V - d->vruntime), [&] {
+        return rules::lag_limit(params_, d->slice, d->weight);
+      });
+      d->status = Status::Sleeping;
+    }
+    saved(*view.find(id), true);
   }
 }
 
 void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
                        const Shadow* shadow, const SavedLag& saved) const {
   const Preset& p = params_.preset;
-  auto& all = view.entities();
-  ViewEntity* v = e.entity() ? view.find(*e.entity()) : nullptr;
+  const std::optional<EntityId> se = e.entity();
   const auto refresh = [&](ViewEntity& x) {
     refresh_from_shadow(x, shadow);
     apply_reported(x, e.state);
@@ -98,17 +106,17 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
   switch (e.kind) {
     case EventKind::New: {
       ViewEntity n;
-      n.id = *e.entity();
+      n.id = *se;
       n.task = e.task;
       n.weight = e.weight;
       n.slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
-      all[n.id] = n;
-      refresh(all[n.id]);
+      refresh(n);
+      view.insert(n);
       return;
     }
     case EventKind::Entity: {
       ViewEntity n;
-      n.id = *e.entity();
+      n.id = *se;
       n.task = e.task;
       n.weight = *e.state.weight;
       n.slice = *e.state.slice;
@@ -118,30 +126,32 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       n.request = e.state.request;
       n.status = *e.state.status;
       n.is_new = false;
-      all[n.id] = n;
+      view.insert(n);
       if (e.state.running.value_or(false)) view.curr = n.id;
       return;
     }
     case EventKind::Exit:
     case EventKind::Detach:
-      all.erase(*e.entity());
+      view.erase(*se);
       return;
     case EventKind::Attach: {
       // A known entity, not a new one: its first wakeup here places it with the lag it brings.
       ViewEntity n;
-      n.id = *e.entity();
+      n.id = *se;
       n.task = e.task;
       n.weight = e.weight;
       n.slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
       n.vlag = *e.state.vlag;
       n.is_new = false;
-      all[n.id] = n;
-      refresh(all[n.id]);
+      refresh(n);
+      view.insert(n);
       return;
     }
     case EventKind::Wakeup: {
+      View::Edit v = view.edit(*se);
       const bool was_new = v->is_new;
-      const Exact d_before = v->deadline;
+      Exact& d_before = deadline_before_;
+      d_before = v->deadline;
       v->status = Status::Queued;
       v->is_new = false;
       refresh(*v);
@@ -158,31 +168,41 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     }
     case EventKind::Sleep: {
       const Exact V = view.V();
-      v->status = (p.has(Feature::DELAY_DEQUEUE) && !view.eligible(*v, V)) ? Status::Delayed
-                                                                           : Status::Sleeping;
-      if (view.curr == v->id) view.curr.reset();
-      refresh(*v);
-      if (v->status == Status::Sleeping) saved(*v, false);
+      bool sleeping;
+      {
+        View::Edit v = view.edit(*se);
+        v->status = (p.has(Feature::DELAY_DEQUEUE) && !view.eligible(*v, V)) ? Status::Delayed
+                                                                             : Status::Sleeping;
+        if (view.curr == v->id) view.curr.reset();
+        refresh(*v);
+        sleeping = v->status == Status::Sleeping;
+      }
+      if (sleeping) saved(*view.find(*se), false);
       return;
     }
-    case EventKind::Dequeue:
-      v->status = Status::Sleeping;
-      v->rel_deadline = p.has(Feature::PLACE_REL_DEADLINE);
-      if (view.curr == v->id) view.curr.reset();
-      refresh(*v);
-      saved(*v, false);
+    case EventKind::Dequeue: {
+      {
+        View::Edit v = view.edit(*se);
+        v->status = Status::Sleeping;
+        v->rel_deadline = p.has(Feature::PLACE_REL_DEADLINE);
+        if (view.curr == v->id) view.curr.reset();
+        refresh(*v);
+      }
+      saved(*view.find(*se), false);
       return;
+    }
     case EventKind::Pick:
-      complete_delayed_dequeues(view, e.entity(), e.W, shadow, saved);
-      view.curr = e.entity();
-      if (v) refresh(*v);
+      complete_delayed_dequeues(view, se, e.W, shadow, saved);
+      view.curr = se;
+      if (se && view.find(*se)) refresh(*view.edit(*se));
       return;
     case EventKind::Run:
     case EventKind::Tick:
     case EventKind::Yield: {
-      ViewEntity* c = view.curr ? view.find(*view.curr) : nullptr;
-      if (!c) return;
-      const Exact d_before = c->deadline;
+      if (!view.curr || !view.find(*view.curr)) return;
+      View::Edit c = view.edit(*view.curr);
+      Exact& d_before = deadline_before_;
+      d_before = c->deadline;
       refresh(*c);
       if (c->deadline == d_before) return;
       if (e.kind == EventKind::Yield && c->request) {
@@ -195,19 +215,28 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     }
     case EventKind::Reweight: {
       // A lag the clamp cut moves d around V: the request is then no longer known (§4.8).
-      const bool cut = in_queue(*v) && p.reweight != ReweightRule::KeepV &&
-                       rules::clamp_cuts(params_, v->slice, v->weight, view.V() - v->vruntime);
+      const ViewEntity& before = *view.find(*se);
+      const bool cut =
+          in_queue(before) && p.reweight != ReweightRule::KeepV &&
+          rules::clamp_cuts(params_, before.slice, before.weight, view.V() - before.vruntime);
+      View::Edit v = view.edit(*se);
       refresh(*v);
       if (cut) v->request.reset();
       v->deadline_rescaled = arith_ == Arith::Linux64;
       return;
     }
-    case EventKind::Slice:
+    case EventKind::Slice: {
+      View::Edit v = view.edit(*se);
       v->slice = e.slice != 0 ? e.slice : params_.base_slice_ns();
       refresh(*v);
       return;
+    }
     case EventKind::Preempt:
-      refresh(*v);
+      refresh(*view.edit(*se));
+      return;
+    case EventKind::Put:  // §10.2: back to the tree; this runqueue runs nothing until a pick
+      view.curr.reset();
+      if (se && view.find(*se)) refresh(*view.edit(*se));
       return;
     case EventKind::Migrate:
     case EventKind::Runqueue:  // a declaration, handled by checker/checker.h before any runqueue

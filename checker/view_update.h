@@ -36,6 +36,7 @@ class ViewUpdate {
 
   const Params& params_;
   Arith arith_;
+  mutable Exact deadline_before_;  // apply()'s copy of a deadline, kept from event to event
 };
 
 }  // namespace vlag::checker

@@ -6,7 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "cli/kernel_verdict_json.h"
+#include "cli/json_envelope.h"
+#include "cli/verdict_json.h"
 #include "json/writer.h"
 #include "stats/stats.h"
 
@@ -222,11 +223,10 @@ void print_kernel_text(const KernelReport& r, const kernel::PerfParseStats& stat
   fmt::print(" {:-<125}\n", "");
   for (const auto& [pid, t] : r.tasks) {
     if (t.switches == 0 && t.runtime_ns == 0) continue;
-    const auto lat = stats::summarize(t.delays_ns);
     const auto wake = stats::summarize(t.wakeup_delays_ns);
     fmt::print(" {:<24}|{:>12} |{:>9} |{:>13} |{:>13} |{:>15.6f} s |{:>12} |{:>12}\n",
                t.comm + ":" + std::to_string(pid), ms(static_cast<double>(t.runtime_ns)),
-               t.switches, ms(lat.avg_ns), ms(static_cast<double>(lat.max_ns)),
+               t.switches, ms(t.delays.avg_ns()), ms(static_cast<double>(t.delays.max_ns)),
                static_cast<double>(t.max_delay_at_ns) / 1e9, ms(static_cast<double>(wake.p50_ns)),
                ms(static_cast<double>(wake.p99_ns)));
   }
@@ -262,9 +262,8 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
         v.str(id, std::string(verdict_name(*it)));
     return v.text();
   };
-  json::Array tasks, groups, checks, findings, problems, unrecorded;
+  json::Array tasks, groups, checks, problems, unrecorded;
   for (const auto& [pid, t] : r.tasks) {
-    const auto lat = stats::summarize(t.delays_ns);
     const auto wake = stats::summarize(t.wakeup_delays_ns);
     const std::string group = t.group_known ? t.group : "?";
     json::Array phases;
@@ -294,8 +293,8 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     figure(o, "min_lag_ns", t.ideal_exact, t.min_lag_ns);
     figure(o, "max_lag_ns", t.ideal_exact, t.max_lag_ns);
     o.num("switches", t.switches)
-        .real("delay_avg_ns", lat.avg_ns)
-        .num("delay_max_ns", lat.max_ns)
+        .real("delay_avg_ns", t.delays.avg_ns())
+        .num("delay_max_ns", t.delays.max_ns)
         .num("wakeup_delay_p50_ns", wake.p50_ns)
         .num("wakeup_delay_p99_ns", wake.p99_ns)
         .num("longest_wait_ns", t.longest_wait_ns)
@@ -318,16 +317,6 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     groups.add(o);
   }
   for (const auto& [id, c] : r.checks) checks.add_raw(tally_json(id, c));
-  for (const auto& f : r.findings) {
-    findings.add(json::Object()
-                     .str("id", f.id)
-                     .str("verdict", std::string(verdict_name(f.verdict)))
-                     .str("subject", f.subject)
-                     .num("cpu", f.cpu)
-                     .num("line", f.line)
-                     .raw("reasons", reasons_json(f.reasons))
-                     .str("message", f.message));
-  }
   for (const auto& p : r.problems)
     problems.add(json::Object().num("line", p.line).num("cpu", p.cpu).str("message", p.message));
   for (const auto& [pid, u] : r.unrecorded)
@@ -353,12 +342,22 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
       .raw("tasks", tasks.text())
       .raw("groups", groups.text())
       .raw("checks", checks.text())
-      .raw("findings", findings.text())
       .raw("unrecorded_switches", unrecorded.text())
       .num("trace_problem_count", r.problem_count)
+      .num("trace_problems_left_out", r.problem_count - static_cast<int64_t>(r.problems.size()))
       .raw("trace_problems", problems.text());
   if (!extra_key.empty()) o.raw(extra_key, extra);
   return o.text();
+}
+
+void add_to_envelope(const KernelReport& r, Envelope& envelope) {
+  for (const auto& [id, c] : r.checks) add_tally(c, envelope);
+  for (const auto& f : r.findings) {
+    EnvelopeFinding e = envelope_finding(f.id, f.verdict, f.reasons, r.file, f.line, f.message);
+    e.cpu = f.cpu;
+    e.subject = f.subject;
+    envelope.add(std::move(e));
+  }
 }
 
 }  // namespace vlag::cli

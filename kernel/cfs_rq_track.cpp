@@ -176,14 +176,14 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   m.run_ns = m.overrun_ns = 0;
   m.tau_seen = tau_;
   fluid_extremes(m);
-  for (auto& [key, w] : windows_) {
-    if (key.first != id && key.second != id) continue;
-    (key.first == id ? w.picked_a : w.picked_b) = true;
+  for (const auto& [other, window] : m.windows) {
+    Window& w = *window;
+    (id < other ? w.picked_a : w.picked_b) = true;
     if (w.established || !w.picked_a || !w.picked_b) continue;
     // Both picked since the window opened: from here each one's lead over the other is held
     // inside the band of SPEC.md §6.2, so the window is measured from now.
-    w.a0 = members_.at(key.first).sigma;
-    w.b0 = members_.at(key.second).sigma;
+    w.a0 = members_.at(std::min(id, other)).sigma;
+    w.b0 = members_.at(std::max(id, other)).sigma;
     w.established = true;
     w.t0 = t;
     w.max_x = w.min_x = {0, 0};
@@ -254,10 +254,11 @@ Range CfsRqTrack::x_of(const Window& w, Range sa, Range sb) const {
 }
 
 void CfsRqTrack::update_extremes(int64_t id) {
-  for (auto& [key, w] : windows_) {
-    if ((key.first != id && key.second != id) || !w.established) continue;
-    const Range x = x_of(w, members_.at(key.first).sigma, members_.at(key.second).sigma);
-    note_extremes(w, x);
+  const Member& m = members_.at(id);
+  for (const auto& [other, window] : m.windows) {
+    if (!window->established) continue;
+    const Range so = members_.at(other).sigma;
+    note_extremes(*window, id < other ? x_of(*window, m.sigma, so) : x_of(*window, so, m.sigma));
   }
 }
 
@@ -278,16 +279,15 @@ void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
   const auto it = members_.find(id);
   if (it == members_.end() || ns <= 0) return;
   const double per_weight = ns / it->second.info.weight.lo;
-  for (auto& [key, w] : windows_) {
-    if (key.first != id && key.second != id) continue;
-    w.u += per_weight;
-    w.why |= why;
+  for (const auto& [other, w] : it->second.windows) {
+    w->u += per_weight;
+    w->why |= why;
   }
 }
 
 void CfsRqTrack::open_windows(int64_t id, int64_t t) {
-  const Member& m = members_.at(id);
-  for (const auto& [oid, o] : members_) {
+  Member& m = members_.at(id);
+  for (auto& [oid, o] : members_) {
     if (oid == id) continue;
     const bool first = id < oid;
     const Member& a = first ? m : o;
@@ -307,24 +307,26 @@ void CfsRqTrack::open_windows(int64_t id, int64_t t) {
       w.from_zero = w.established = true;
       w.t0 = t;
     }
-    windows_[{std::min(id, oid), std::max(id, oid)}] = w;
+    Window& node = windows_[{std::min(id, oid), std::max(id, oid)}];
+    node = w;
+    m.windows[oid] = &node;
+    o.windows[id] = &node;
   }
 }
 
 void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
-  for (auto it = windows_.begin(); it != windows_.end();) {
-    const auto [a, b] = it->first;
-    if (a != id && b != id) {
-      ++it;
-      continue;
-    }
+  Member& m = members_.at(id);
+  for (const auto& [other, window] : m.windows) {
+    const int64_t a = std::min(id, other), b = std::max(id, other);
     const Member& ma = members_.at(a);
     const Member& mb = members_.at(b);
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
-    judge_window(a, b, it->second, t, line, sa, sb);
-    it = windows_.erase(it);
+    judge_window(a, b, *window, t, line, sa, sb);
+    members_.at(other).windows.erase(id);
+    windows_.erase({a, b});
   }
+  m.windows.clear();
 }
 
 void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range sa,
@@ -437,11 +439,9 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   if (m.wait) judge_wait(id, m, t, line, seen, {}, why);
   if (!seen) {  // its partners' service since its last sighting may fall after it left
     const double since = tau_ - m.tau_seen;
-    for (auto& [key, w] : windows_) {
-      if (key.first != id && key.second != id) continue;
-      const int64_t other = key.first == id ? key.second : key.first;
-      w.u += since / members_.at(other).info.weight.lo;
-      w.why |= why;
+    for (const auto& [other, w] : m.windows) {
+      w->u += since / members_.at(other).info.weight.lo;
+      w->why |= why;
     }
   }
   close_windows(id, t, line, false);
@@ -490,9 +490,9 @@ void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
     return;
   }
   it->second.info = e;
-  for (auto& [key, w] : windows_) {
-    if (key.first == e.id) w.wa = w.wa.hull(e.weight);
-    if (key.second == e.id) w.wb = w.wb.hull(e.weight);
+  for (const auto& [other, w] : it->second.windows) {
+    Range& hull = e.id < other ? w->wa : w->wb;
+    hull = hull.hull(e.weight);
   }
   if (!e.weight.is_exact())
     for (auto& [oid, o] : members_)
@@ -506,6 +506,7 @@ void CfsRqTrack::finish(int64_t t, int line) {
   for (auto it = windows_.begin(); it != windows_.end(); it = windows_.erase(it))
     judge_window(it->first.first, it->first.second, it->second, t, line,
                  members_.at(it->first.first).sigma, members_.at(it->first.second).sigma);
+  for (auto& [id, m] : members_) m.windows.clear();
   for (auto& [id, m] : members_) {
     fluid_extremes(m);
     if (m.fluid && ctx_->on_fluid)

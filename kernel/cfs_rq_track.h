@@ -123,6 +123,16 @@ class CfsRqTrack {
     bool weight_changed = false;
     double late = 0;  // service the others got past their requests plus a tick (late ticks)
   };
+  struct Window {
+    Range a0, b0;  // σ of each when the window was (re)based
+    bool picked_a = false, picked_b = false, established = false, from_zero = false;
+    int64_t t0 = 0;
+    Range wa, wb, ra, rb;                            // hulls of weight and slice over the window
+    Range max_x{0, 0}, min_x{0, 0};                  // extremes of the gap's lower and upper ends
+    uint64_t order = 0, t_max_lo = 0, t_min_hi = 0;  // which extreme came last
+    double u = 0;                                    // uncertainty of x, ns per unit weight
+    Reasons why;
+  };
   struct Member {
     EntityInfo info;
     bool running = false;
@@ -139,16 +149,9 @@ class CfsRqTrack {
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
     double carried = 0;       // the lag a weight change carried into this phase (in adjust)
     bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
-  };
-  struct Window {
-    Range a0, b0;  // σ of each when the window was (re)based
-    bool picked_a = false, picked_b = false, established = false, from_zero = false;
-    int64_t t0 = 0;
-    Range wa, wb, ra, rb;                            // hulls of weight and slice over the window
-    Range max_x{0, 0}, min_x{0, 0};                  // extremes of the gap's lower and upper ends
-    uint64_t order = 0, t_max_lo = 0, t_min_hi = 0;  // which extreme came last
-    double u = 0;                                    // uncertainty of x, ns per unit weight
-    Reasons why;
+    // Its pair windows (nodes of windows_) by partner: an event of one entity touches its own
+    // n - 1 windows, not all n(n - 1)/2. Ascending, as windows_ holds them: (a, id), then (id, b).
+    std::map<int64_t, Window*> windows;
   };
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen

@@ -637,7 +637,13 @@ class KernelServiceLayer::Impl {
         exact ? std::max<int64_t>(0, to - from - tl.revealed_stat) : sure_from - from;
     if (judged(c)) tl.unknown_ns += static_cast<double>(unknown);
     tl.accounted_to = to;
-    windows_.push_back({line, c, blind, revealed, to - from});
+    if (blind == 0) {  // out of the idle task: never lost events (classify_windows)
+      UnrecordedRuns& u = r_.unrecorded[0];
+      ++u.windows;
+      u.total_ns += to - from;
+    } else {
+      windows_.push_back({line, c, blind, revealed, to - from});
+    }
     const Reasons why = Reason::UnrecordedSwitch;
     const Chain out = chain_on(blind, c);
     TaskState* x = tasks_.count(revealed) ? &tasks_.at(revealed) : nullptr;
@@ -868,7 +874,7 @@ class KernelServiceLayer::Impl {
     if (id < 0 || !w.known) return;
     TaskService& t = r_.tasks[id];
     const int64_t d = w.to_ns - w.from_ns;
-    t.delays_ns.push_back(d);
+    t.delays.add(d);
     if (w.woken) t.wakeup_delays_ns.push_back(d);
     if (d > t.max_delay_ns) {
       t.max_delay_ns = d;
@@ -897,7 +903,8 @@ class KernelServiceLayer::Impl {
     int line, cpu;
     int64_t blind, revealed, length_ns;
   };
-  std::vector<Window> windows_;  // unrecorded switch-outs, classified at the end
+  std::vector<Window>
+      windows_;  // unrecorded switch-outs but the idle task's, classified at the end
   std::map<std::pair<std::string, int>, int64_t> gids_;
   std::vector<std::pair<std::string, int>> gnames_;
   std::deque<LevelContext> contexts_;

@@ -7,6 +7,7 @@
 // untraced CPUs, tasks seen mid-life), which makes a check inconclusive instead of violated.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -63,6 +64,22 @@ struct WeightPhase {
   bool ideal_exact = true;  // every weight the fluid figures rest on was known
 };
 
+/// A task's waits summed as they end (the figures perf sched latency prints), in memory that
+/// does not grow with the trace.
+struct DelayTotals {
+  int64_t count = 0, total_ns = 0, min_ns = 0, max_ns = 0;
+  void add(int64_t d) {
+    min_ns = count == 0 ? d : std::min(min_ns, d);
+    max_ns = count == 0 ? d : std::max(max_ns, d);
+    ++count;
+    total_ns += d;
+  }
+  double avg_ns() const {
+    return count == 0 ? 0 : static_cast<double>(total_ns) / static_cast<double>(count);
+  }
+  bool operator==(const DelayTotals&) const = default;
+};
+
 struct TaskService {
   int64_t pid = 0;
   std::string comm;
@@ -73,7 +90,7 @@ struct TaskService {
   bool group_known = false;
   int64_t runtime_ns = 0;                 // on the judged CPUs, as perf sched latency counts it
   int64_t switches = 0;                   // times switched in
-  std::vector<int64_t> delays_ns;         // runnable → running, each known wait
+  DelayTotals delays;                     // runnable → running, each known wait
   std::vector<int64_t> wakeup_delays_ns;  // the subset whose wait started with a wakeup
   int64_t max_delay_ns = -1;
   int64_t max_delay_at_ns = 0;
@@ -145,7 +162,8 @@ struct KernelReport {
 inline constexpr size_t kMaxProblems = 200;
 
 /// The layer as a stream: feed events in time order, then finish. Memory grows with the tasks
-/// and CPUs seen, not with the trace.
+/// and CPUs seen, and with the trace only by each wakeup's wait (kept for its percentiles) and
+/// each missing switch-out of a task other than idle (classified at the end).
 class KernelServiceLayer {
  public:
   KernelServiceLayer(std::string file, const KernelCheckOptions& options);

@@ -62,6 +62,7 @@ class BasicRunqueue {
   bool wakeup_preempt(EntityId id);                         // §4.6
   std::optional<Migrant<Num>> detach(EntityId id);          // §4.13: nullopt if not detachable
   bool attach(const Migrant<Num>& m);                       // §4.13: false if the id exists
+  void put_prev(EntityId id);                               // §10.2: id must be curr
 
   /// One step from data: dispatches to the operation named by op.kind. Detach and Attach carry
   /// an entity (a Migrant), not just an id: apply() rejects them; call detach() and attach().

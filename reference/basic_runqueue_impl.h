@@ -505,6 +505,14 @@ void BasicRunqueue<Q>::put_prev_entity() {
   if (c && detail::in_queue(*c)) tree_insert(*c);
 }
 
+// §10.2: the runqueue stops running (its group entity lost the CPU at the level above).
+template <class Q>
+void BasicRunqueue<Q>::put_prev(EntityId id) {
+  if (curr_ != id)
+    throw Error("put_prev: task " + detail::id_str(id) + " is not the running entity");
+  put_prev_entity();
+}
+
 template <class Q>
 void BasicRunqueue<Q>::set_next_entity(Entity& e) {
   if (curr_ == e.id) return;  // Linux does not call set_next_task for the same task
@@ -763,6 +771,9 @@ Outcome BasicRunqueue<Q>::apply(const Op& op) {
       break;
     case OpKind::WakeupPreempt:
       outcome_.preempt = wakeup_preempt(op.se);
+      break;
+    case OpKind::PutPrev:
+      put_prev(op.se);
       break;
     case OpKind::Detach:
     case OpKind::Attach:

@@ -47,22 +47,6 @@ Exact lag_sum(const S& s, const Exact& V_ref) {
   return sum;
 }
 
-/// INV-LAG-SUM's integer form for a floored V (SPEC.md §7.1), −W < Σ w_i·(V − v_i) ≤ 0, in
-/// 128-bit arithmetic. False when it fails or when V or some v_i is not an s64 integer: lag_sum
-/// then decides.
-template <QueueState S>
-bool integer_lag_sum_holds(const S& s, const Exact& V, int64_t W) {
-  if (V.get_den() != 1 || !V.get_num().fits_slong_p()) return false;
-  const __int128 v_ref = V.get_num().get_si();
-  __int128 sum = 0;
-  const bool integers = s.for_each_queued([&](const auto& e) {
-    if (e.vruntime.get_den() != 1 || !e.vruntime.get_num().fits_slong_p()) return false;
-    sum += (v_ref - e.vruntime.get_num().get_si()) * e.weight;
-    return true;
-  });
-  return integers && sum <= 0 && sum > -static_cast<__int128>(W);
-}
-
 /// INV-ELIGIBLE-EXISTS: Q = ∅ or some queued entity is eligible.
 template <QueueState S>
 bool some_eligible(const S& s) {

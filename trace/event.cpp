@@ -1,6 +1,7 @@
 #include "trace/event.h"
 
 #include <array>
+#include <charconv>
 #include <utility>
 
 namespace vlag::trace {
@@ -38,6 +39,7 @@ constexpr EventRow kEvents[] = {
     {EventKind::Attach, "attach", OpKind::Attach, 0, Field::Weight, Field::Slice},
     {EventKind::Entity, "entity", std::nullopt},
     {EventKind::Runqueue, "runqueue", std::nullopt},
+    {EventKind::Put, "put", OpKind::PutPrev},
 };
 
 constexpr bool in_kind_order() {
@@ -148,19 +150,51 @@ void set_op_arguments(Event& e, const Op& op) {
 
 std::string exact_text(const Exact& x) { return x.get_str(); }
 
-std::optional<Exact> parse_exact(std::string_view text) {
+// Up to 18 digits cannot overflow: summed without a check. Longer ones go to from_chars.
+bool parse_s64(std::string_view text, int64_t& into) {
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string_view digits = text.substr(negative ? 1 : 0);
+  if (digits.empty() || digits.size() > 18) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), into);
+    return ec == std::errc() && end == text.data() + text.size();
+  }
+  uint64_t x = 0;
+  for (const char c : digits) {
+    const auto d = static_cast<unsigned char>(c - '0');
+    if (d > 9) return false;
+    x = x * 10 + d;
+  }
+  into = negative ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
+  return true;
+}
+
+// Most numbers are integers of 64 bits (every number of a Linux-arithmetic trace): read without
+// GMP's string conversion.
+bool parse_exact_into(std::string_view text, Exact& into) {
   const size_t slash = text.find('/');
   const std::string_view num = text.substr(0, slash);
-  if (!is_decimal_integer(num)) return std::nullopt;
+  if (!is_decimal_integer(num)) return false;
+  if (int64_t small = 0; slash == std::string_view::npos && parse_s64(num, small)) {
+    into = static_cast<long>(small);
+    return true;
+  }
+  const std::string_view den = slash == std::string_view::npos ? "1" : text.substr(slash + 1);
+  if (!is_decimal_integer(den) || den.front() == '-') return false;
+  mpz_class d(std::string(den), 10);  // base 10: "010" is ten, not octal
+  if (d == 0) return false;
+  into.get_num() = mpz_class(std::string(num), 10);
+  into.get_den() = d;
+  into.canonicalize();
+  return true;
+}
+
+std::optional<Exact> parse_exact(std::string_view text) {
   Exact x;
-  x.get_num() = mpz_class(std::string(num), 10);  // base 10: "010" is ten, not octal
-  if (slash == std::string_view::npos) return x;
-  const std::string_view den = text.substr(slash + 1);
-  if (!is_decimal_integer(den) || den.front() == '-') return std::nullopt;
-  x.get_den() = mpz_class(std::string(den), 10);
-  if (x.get_den() == 0) return std::nullopt;
-  x.canonicalize();
+  if (!parse_exact_into(text, x)) return std::nullopt;
   return x;
 }
+
+// RetainedOptional's assignment keeps the numbers' storage when the new value has none.
+void Event::clear() { *this = Event(); }
 
 }  // namespace vlag::trace

@@ -17,6 +17,7 @@
 #include "spec/features.h"
 #include "spec/observer.h"
 #include "spec/ops.h"
+#include "trace/retained_optional.h"
 
 namespace vlag::trace {
 
@@ -40,6 +41,10 @@ struct Header {
   /// their s64 readings. Traces without the field are exact: the reference's, and every older
   /// trace's.
   Arith arith = Arith::Exact;
+  /// The trace was rebuilt from a real kernel's tracepoints (`vlag kernel import`): who ran when
+  /// is the kernel's, every vruntime, deadline and lag the checker derives is its own rebuild
+  /// (spec/TRACE.md §2), so the decision and state checks on it are inconclusive when they fail.
+  bool kernel_reconstruction = false;
 };
 
 enum class EventKind : uint8_t {
@@ -60,23 +65,28 @@ enum class EventKind : uint8_t {
   Attach,    // §4.13: entity joined from another CPU's runqueue: weight, slice, its saved lag
   Entity,    // the full state of one entity at the start of a window
   Runqueue,  // v2: a runqueue declared: its cpu, task group, and owning group entity (se, parent)
+  Put,       // v2: put_prev_entity: the running entity returns to the tree, nothing runs here
 };
 
 std::string_view event_name(EventKind kind);
 std::optional<EventKind> event_kind(std::string_view name);
 
+/// An exact number an event may carry: an optional that keeps its limbs across a reset, so that
+/// a reader reusing one Event does not allocate per line.
+using OptionalExact = RetainedOptional<Exact>;
+
 /// What a producer knows about one entity after the event (all optional).
 struct EntityFields {
   std::optional<int64_t> weight;  // "w"
   std::optional<int64_t> slice;   // "r"
-  std::optional<Exact> vruntime;  // "v"
-  std::optional<Exact> deadline;  // "d"
-  std::optional<Exact> vlag;      // "vlag": V − v while queued, the saved lag while sleeping
+  OptionalExact vruntime;         // "v"
+  OptionalExact deadline;         // "d"
+  OptionalExact vlag;             // "vlag": V − v while queued, the saved lag while sleeping
   std::optional<bool> eligible;   // "elig"
   std::optional<Status> status;   // "status"
   std::optional<bool> running;    // "running"
-  std::optional<Exact> request;   // "req": ρ, the size of the current request in ns (SPEC.md §2)
-  std::optional<Exact> vprot;     // v2 "vprot": the kernel's protection end, where it is known
+  OptionalExact request;          // "req": ρ, the size of the current request in ns (SPEC.md §2)
+  OptionalExact vprot;            // v2 "vprot": the kernel's protection end, where it is known
 
   bool empty() const {
     return !weight && !slice && !vruntime && !deadline && !vlag && !eligible && !status &&
@@ -88,9 +98,9 @@ struct EntityFields {
 /// INV-KERNEL-SUMS): the reference point of its sums and the sums over the entities in its tree
 /// (curr is outside the tree).
 struct KernelSums {
-  std::optional<Exact> v0;       // "v0": zero_vruntime (min_vruntime before 6.19)
+  OptionalExact v0;              // "v0": zero_vruntime (min_vruntime before 6.19)
   std::optional<int64_t> sum_w;  // "sum_w": Σ w_i over the tree
-  std::optional<Exact> sum_wv;   // "sum_wv": Σ w_i·(v_i − v0) over the tree
+  OptionalExact sum_wv;          // "sum_wv": Σ w_i·(v_i − v0) over the tree
 
   bool empty() const { return !v0 && !sum_w && !sum_wv; }
 };
@@ -113,13 +123,15 @@ struct Event {
   std::string group;     // v2 "group": New: a group entity's task group; Runqueue: its own
   std::optional<RunqueueId> parent;  // v2 "parent": Runqueue: the runqueue `se` is queued on
   EntityFields state;                // the named (or running) entity after the event
-  std::optional<Exact> V;            // runqueue state after the event
+  OptionalExact V;                   // runqueue state after the event
   std::optional<int64_t> W;
   std::optional<int64_t> nr_queued;
   KernelSums kernel;
 
   /// The entity the event names: `se`, else the task's own entity.
   std::optional<EntityId> entity() const { return se ? se : task; }
+  /// Back to a default Event, keeping the storage of its numbers and strings for the next line.
+  void clear();
 };
 
 std::string_view status_name(Status s);
@@ -137,5 +149,10 @@ void set_op_arguments(Event& e, const Op& op);
 std::string exact_text(const Exact& x);
 /// Parses exact_text's form; nullopt when text is not such a number.
 std::optional<Exact> parse_exact(std::string_view text);
+/// The whole of `text` as an s64 written in decimal with an optional '-': false when it is not
+/// one, or does not fit.
+bool parse_s64(std::string_view text, int64_t& into);
+/// parse_exact into `into`'s storage; false (into unspecified) when text is not such a number.
+bool parse_exact_into(std::string_view text, Exact& into);
 
 }  // namespace vlag::trace

@@ -17,7 +17,8 @@
 namespace vlag::trace {
 
 inline Exact to_exact(const mpq_class& x) { return x; }
-inline Exact to_exact(int64_t x) { return Exact(mpz_class(std::to_string(x))); }
+static_assert(sizeof(long) == sizeof(int64_t), "GMP's si functions take an int64_t");
+inline Exact to_exact(int64_t x) { return Exact(static_cast<long>(x)); }
 /// A Linux time as its s64 reading (spec/TRACE.md §4): the wrapped u64 times of SPEC.md §7 start
 /// at −2^20 and stay within 2^63 of it, so the signed value is the unwrapped time, and
 /// differences of written times equal Linux's wrapped differences.

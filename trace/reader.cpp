@@ -1,6 +1,8 @@
 #include "trace/reader.h"
 
-#include <charconv>
+#include <algorithm>
+#include <boost/container/small_vector.hpp>
+#include <cstring>
 
 #include "spec/cfs_policy.h"
 #include "spec/weights.h"
@@ -26,6 +28,7 @@ Needs needs(EventKind k) {
     case EventKind::Dequeue:
     case EventKind::Detach:
     case EventKind::Entity:
+    case EventKind::Put:
       return {.entity = true};
     case EventKind::Run:
       return {.delta = true};
@@ -54,11 +57,46 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool integer_token(std::string_view s) {
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// "01", "-007": a leading zero, which JSON does not allow.
+bool leading_zero(std::string_view s) {
   if (!s.empty() && s.front() == '-') s.remove_prefix(1);
-  if (s.empty()) return false;
+  return s.size() > 1 && s[0] == '0' && digit(s[1]);
+}
+
+// A number as RFC 8259 §6 writes it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? — no leading
+// zero, no lone sign or point. simdjson's on-demand API reads "01" and "1." without a word.
+bool json_number(std::string_view s) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && digit(s[i])) ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+// A JSON number that is an integer: no fraction, no exponent.
+bool integer_token(std::string_view s) {
+  if (!json_number(s)) return false;
   for (char c : s)
-    if (c < '0' || c > '9') return false;
+    if (c == '.' || c == 'e' || c == 'E') return false;
   return true;
 }
 
@@ -73,34 +111,43 @@ class FieldReader {
 
   int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
     const std::string_view tok = trim(v_.raw_json_token());
-    if (!integer_token(tok)) bad(Fault::Malformed, "expected an integer, got " + std::string(tok));
     int64_t x = 0;
-    const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), x);
-    if (ec != std::errc() || end != tok.data() + tok.size())
+    if (leading_zero(tok) || !parse_s64(tok, x)) {
+      if (!integer_token(tok))
+        bad(Fault::Malformed, (json_number(tok) || !leading_zero(tok) ? "expected an integer, got "
+                                                                      : "not a JSON number: ") +
+                                  std::string(tok));
       bad(Fault::Range, "number " + std::string(tok) + " does not fit in 64 bits");
+    }
     if (x < lo || x > hi)
       bad(Fault::Range, "number " + std::to_string(x) + " outside [" + std::to_string(lo) + ", " +
                             std::to_string(hi) + "]");
     return x;
   }
 
-  Exact exact() {
+  /// An exact number, read into the storage `into` already has.
+  void exact(OptionalExact& into) {
+    // An integer of 64 bits, the most frequent exact number, without asking for its type.
+    const std::string_view raw = trim(v_.raw_json_token());
+    if (int64_t small = 0; !leading_zero(raw) && parse_s64(raw, small)) {
+      into.emplace() = static_cast<long>(small);
+      return;
+    }
     od::json_type type;
     if (v_.type().get(type)) bad(Fault::Malformed, "unreadable value");
     if (type == od::json_type::string) {
       const std::string_view s = string();
-      auto x = parse_exact(s);
-      if (!x)
+      if (!parse_exact_into(s, into.emplace()))
         bad(Fault::Malformed,
             "expected an exact number \"p\" or \"p/q\", got \"" + std::string(s) + "\"");
-      return *x;
+      return;
     }
     if (type != od::json_type::number)
       bad(Fault::Malformed, "expected an integer or a \"p/q\" string");
     const std::string_view tok = trim(v_.raw_json_token());
-    auto x = parse_exact(tok);
-    if (!x) bad(Fault::Malformed, "expected an exact number, got " + std::string(trim(tok)));
-    return *x;
+    if (!json_number(tok)) bad(Fault::Malformed, "not a JSON number: " + std::string(tok));
+    if (!parse_exact_into(tok, into.emplace()))
+      bad(Fault::Malformed, "expected an exact number, got " + std::string(trim(tok)));
   }
 
   std::string_view string() {
@@ -131,42 +178,224 @@ class FieldReader {
   std::string_view key_;
 };
 
-// Calls visit(key, reader of its value) for each field of a line's object.
-template <class Visit>
-void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
-  for (auto f : obj) {
-    std::string_view key;
-    od::value v;
-    if (f.unescaped_key().get(key) || f.value().get(v))
-      fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
-    const std::string k(key);
-    FieldReader fr(r, v, k);
-    visit(k, fr);
+// The key of a field as it stands in the line, when it has no escape to undo (every key a
+// producer writes): simdjson then has no string to copy.
+bool plain_key(simdjson::simdjson_result<od::field>& f, std::string_view& key) {
+  od::raw_json_string raw;
+  if (f.key().get(raw)) return false;
+  const char* begin = raw.raw();
+  for (const char* c = begin;; ++c) {
+    if (*c == '"') {
+      key = std::string_view(begin, static_cast<size_t>(c - begin));
+      return true;
+    }
+    if (*c == '\\' || *c == '\0') return false;
   }
 }
 
-// The fields version 2 adds (spec/TRACE.md §3, §4, §8).
-void read_v2_field(Event& e, const std::string& k, FieldReader& fr) {
-  if (k == "rq") {
-    e.rq = fr.integer();
-  } else if (k == "se") {
-    e.se = fr.integer();
-  } else if (k == "name") {
-    e.name = fr.string();
-  } else if (k == "group") {
-    e.group = fr.string();
-    if (e.group.empty()) fr.bad(Fault::Malformed, "empty (the root task group is \"/\")");
-  } else if (k == "parent") {
-    e.parent = fr.integer();
-  } else if (k == "vprot") {
-    e.state.vprot = fr.exact();
-  } else if (k == "v0") {
-    e.kernel.v0 = fr.exact();
-  } else if (k == "sum_w") {
-    e.kernel.sum_w = fr.integer(0);
-  } else if (k == "sum_wv") {
-    e.kernel.sum_wv = fr.exact();
+// Reads every part of a value no field reader asked for, so that a line is valid JSON as a
+// whole (on demand, simdjson checks only what is read): numbers by RFC 8259's grammar, strings
+// and their escapes, the literals, and objects without a key given twice, at any depth.
+void validate(const Reader& r, od::value v, std::string_view field, int depth = 0);
+
+// The keys of one object so far: a key given twice is an error, as the reader would otherwise
+// keep one of the two values without a word.
+class KeySet {
+ public:
+  void add(const Reader& r, std::string_view key, std::string_view field) {
+    for (const std::string_view k : keys_)
+      if (k == key)
+        fail_at(r, Fault::Malformed, std::string(field.empty() ? key : field),
+                "duplicate key \"" + std::string(key) + "\" (a JSON object names a key once)");
+    keys_.push_back(key);
   }
+
+ private:
+  boost::container::small_vector<std::string_view, 24> keys_;
+};
+
+void validate(const Reader& r, od::value v, std::string_view field, int depth) {
+  const auto bad = [&](const std::string& what) {
+    fail_at(r, Fault::Malformed, std::string(field), what);
+  };
+  if (depth > 64) bad("nested more than 64 deep");
+  od::json_type type;
+  if (v.type().get(type)) bad("unreadable value (is the line valid JSON?)");
+  switch (type) {
+    case od::json_type::number: {
+      const std::string_view tok = trim(v.raw_json_token());
+      if (!json_number(tok)) bad("not a JSON number: " + std::string(tok));
+      return;
+    }
+    case od::json_type::string: {
+      std::string_view s;
+      if (v.get_string().get(s)) bad("not a JSON string (a bad escape or a control character)");
+      return;
+    }
+    case od::json_type::boolean: {
+      bool b = false;
+      if (v.get_bool().get(b)) bad("not a JSON literal: " + std::string(trim(v.raw_json_token())));
+      return;
+    }
+    case od::json_type::null: {
+      bool null = false;
+      if (v.is_null().get(null) || !null)
+        bad("not a JSON literal: " + std::string(trim(v.raw_json_token())));
+      return;
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (v.get_array().get(a)) bad("unreadable array (is the line valid JSON?)");
+      for (auto item : a) {
+        od::value x;
+        if (item.get(x)) bad("unreadable array element (is the line valid JSON?)");
+        validate(r, x, field, depth + 1);
+      }
+      return;
+    }
+    case od::json_type::object: {
+      od::object o;
+      if (v.get_object().get(o)) bad("unreadable object (is the line valid JSON?)");
+      KeySet keys;
+      for (auto f : o) {
+        std::string_view key;
+        od::value x;
+        if (f.unescaped_key().get(key) || f.value().get(x))
+          bad("unreadable field (is the line valid JSON?)");
+        keys.add(r, key, field);
+        validate(r, x, field, depth + 1);
+      }
+      return;
+    }
+    default:
+      bad("unreadable value (is the line valid JSON?)");
+  }
+}
+
+// Calls visit(key, reader of its value) for each field of a line's object; visit returns
+// whether it read the value, and one it did not read (an unknown field, which versions to come
+// may add) is still validated.
+template <class Visit>
+void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
+  KeySet keys;
+  for (auto f : obj) {
+    std::string_view key;
+    od::value v;
+    if (!plain_key(f, key) && f.unescaped_key().get(key))
+      fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
+    if (f.value().get(v))
+      fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
+    keys.add(r, key, "");
+    FieldReader fr(r, v, key);
+    if (!visit(key, fr)) validate(r, v, key);
+  }
+}
+
+// The keys of an event line (spec/TRACE.md §3, §4, §8), so that a line's fields are told apart
+// by one switch each rather than by a chain of string comparisons.
+// clang-format off
+enum class Key : uint8_t {
+  Other, t, ev, cpu, task, delta, weight, slice, preempt, to, w, r, v, d, vlag, elig, status,
+  running, req, V, W, nr,
+  rq, se, name, group, parent, vprot, v0, sum_w, sum_wv,  // version 2
+};
+// clang-format on
+
+// clang-format off
+// By length, then by letter: no string comparison for a key of a well-formed line beyond the
+// one that confirms it.
+Key key_of(std::string_view k) {
+  const auto is = [&](std::string_view name, Key key) { return k == name ? key : Key::Other; };
+  switch (k.size()) {
+    case 1:
+      switch (k[0]) {
+        case 't': return Key::t;
+        case 'w': return Key::w;
+        case 'r': return Key::r;
+        case 'v': return Key::v;
+        case 'd': return Key::d;
+        case 'V': return Key::V;
+        case 'W': return Key::W;
+        default: return Key::Other;
+      }
+    case 2:
+      switch (k[0]) {
+        case 'e': return is("ev", Key::ev);
+        case 't': return is("to", Key::to);
+        case 'n': return is("nr", Key::nr);
+        case 'r': return is("rq", Key::rq);
+        case 's': return is("se", Key::se);
+        case 'v': return is("v0", Key::v0);
+        default: return Key::Other;
+      }
+    case 3:
+      return k[0] == 'c' ? is("cpu", Key::cpu) : is("req", Key::req);
+    case 4:
+      switch (k[0]) {
+        case 't': return is("task", Key::task);
+        case 'v': return is("vlag", Key::vlag);
+        case 'e': return is("elig", Key::elig);
+        case 'n': return is("name", Key::name);
+        default: return Key::Other;
+      }
+    case 5:
+      switch (k[0]) {
+        case 'd': return is("delta", Key::delta);
+        case 's': return k[1] == 'l' ? is("slice", Key::slice) : is("sum_w", Key::sum_w);
+        case 'g': return is("group", Key::group);
+        case 'v': return is("vprot", Key::vprot);
+        default: return Key::Other;
+      }
+    case 6:
+      switch (k[0]) {
+        case 'w': return is("weight", Key::weight);
+        case 's': return k[1] == 't' ? is("status", Key::status) : is("sum_wv", Key::sum_wv);
+        case 'p': return is("parent", Key::parent);
+        default: return Key::Other;
+      }
+    case 7:
+      return k[0] == 'p' ? is("preempt", Key::preempt) : is("running", Key::running);
+    default:
+      return Key::Other;
+  }
+}
+// clang-format on
+
+// The fields version 2 adds (spec/TRACE.md §3, §4, §8); false for a field it does not know.
+bool read_v2_field(Event& e, Key k, FieldReader& fr) {
+  switch (k) {
+    case Key::rq:
+      e.rq = fr.integer();
+      break;
+    case Key::se:
+      e.se = fr.integer();
+      break;
+    case Key::name:
+      e.name = fr.string();
+      break;
+    case Key::group:
+      e.group = fr.string();
+      if (e.group.empty()) fr.bad(Fault::Malformed, "empty (the root task group is \"/\")");
+      break;
+    case Key::parent:
+      e.parent = fr.integer();
+      break;
+    case Key::vprot:
+      fr.exact(e.state.vprot);
+      break;
+    case Key::v0:
+      fr.exact(e.kernel.v0);
+      break;
+    case Key::sum_w:
+      e.kernel.sum_w = fr.integer(0);
+      break;
+    case Key::sum_wv:
+      fr.exact(e.kernel.sum_wv);
+      break;
+    default:
+      return false;
+  }
+  return true;
 }
 
 // What a v2 line's fields must say together.
@@ -210,7 +439,9 @@ const char* fault_name(Fault f) {
 }
 
 Reader::Reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
-  if (!read_line()) fail(Fault::Malformed, "", "empty trace: the header line is missing");
+  if (!read_line())
+    throw InputError(Fault::Malformed, name_, std::max<int64_t>(line_, 1), "",
+                     "empty input: the header line is missing");
   parse_header();
 }
 
@@ -218,19 +449,58 @@ void Reader::fail(Fault f, std::string field, std::string what) const {
   fail_at(*this, f, std::move(field), std::move(what));
 }
 
+// The next line of the input without its '\n', from a buffer filled a megabyte at a time.
+bool Reader::next_line(std::string_view& line) {
+  for (;;) {
+    const char* begin = buffer_.data() + begin_;
+    if (const void* nl = std::memchr(begin, '\n', end_ - begin_)) {
+      const size_t length = static_cast<const char*>(nl) - begin;
+      line = std::string_view(begin, length);
+      begin_ += length + 1;
+      return true;
+    }
+    if (eof_) {
+      if (begin_ == end_) return false;
+      line = std::string_view(begin, end_ - begin_);  // a last line without its newline
+      begin_ = end_;
+      return true;
+    }
+    // Keep the partial line, make room (a line longer than the buffer doubles it), read on.
+    std::memmove(buffer_.data(), begin, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+    if (buffer_.size() - end_ < kReadSize)
+      buffer_.resize(std::max(buffer_.size() * 2, end_ + kReadSize));
+    in_.read(buffer_.data() + end_, static_cast<std::streamsize>(buffer_.size() - end_));
+    end_ += static_cast<size_t>(in_.gcount());
+    if (!in_) eof_ = true;
+  }
+}
+
+// The line goes into the padded buffer simdjson reads, its padding after it.
 bool Reader::read_line() {
+  std::string_view line;
   do {
-    if (!std::getline(in_, text_)) return false;
+    if (!next_line(line)) return false;
     ++line_;
-  } while (trim(text_).empty());
-  padded_.assign(text_);
-  padded_.resize(text_.size() + simdjson::SIMDJSON_PADDING, ' ');
+  } while (trim(line).empty());
+  padded_.resize(line.size() + simdjson::SIMDJSON_PADDING, ' ');
+  std::memcpy(padded_.data(), line.data(), line.size());
+  std::memset(padded_.data() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
+  text_ = std::string_view(padded_.data(), line.size());
+  return true;
+}
+
+bool Reader::next(Event& e) {
+  if (!read_line()) return false;
+  parse_event(e);
   return true;
 }
 
 std::optional<Event> Reader::next() {
-  if (!read_line()) return std::nullopt;
-  return parse_event();
+  Event e;
+  if (!next(e)) return std::nullopt;
+  return e;
 }
 
 void Reader::parse_header() {
@@ -246,7 +516,8 @@ void Reader::parse_header() {
   std::optional<int> cpu;
   std::optional<int64_t> tick, base_slice;
   bool format_ok = false, version_ok = false;
-  for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
+  for_each_field(*this, obj, [&](std::string_view key, FieldReader& fr) {
+    const std::string k(key);
     if (k == "format") {
       if (fr.string() != kFormatName)
         fail(Fault::Malformed, k, "not a vlag trace (expected \"vlag-trace\")");
@@ -289,11 +560,16 @@ void Reader::parse_header() {
       header_.window = fr.boolean();
     } else if (k == "cpu") {
       cpu = static_cast<int>(fr.integer(0, 4095));
+    } else if (k == "kernel_reconstruction") {
+      header_.kernel_reconstruction = fr.boolean();
     } else if (k == "arith") {
       const auto a = arith_by_name(fr.string());
       if (!a) fail(Fault::Malformed, k, "expected \"exact\" or \"linux64\"");
       header_.arith = *a;
+    } else {
+      return false;
     }
+    return true;
   });
   if (!format_ok) fail(Fault::Malformed, "format", "missing: the first line must be the header");
   if (!version_ok) fail(Fault::Malformed, "version", "missing");
@@ -329,80 +605,106 @@ void Reader::parse_header() {
              std::to_string(header_.params.base_slice_ns()));
 }
 
-Event Reader::parse_event() {
+void Reader::parse_event(Event& e) {
   od::document doc;
   od::object obj;
   if (parser_.iterate(padded_.data(), text_.size(), padded_.size()).get(doc) ||
       doc.get_object().get(obj))
     fail(Fault::Malformed, "", "not a JSON object");
-  Event e;
+  e.clear();
   bool has_t = false, has_ev = false, has_delta = false, has_weight = false, has_slice = false,
        has_preempt = false, has_to = false, weight_null = false;
   const int64_t ncpus = header_.params.ncpus;
   const bool v2 = header_.version >= 2;  // version 1 ignores v2's fields, as its readers did
-  for_each_field(*this, obj, [&](const std::string& k, FieldReader& fr) {
-    if (k == "t") {
-      e.t = fr.integer(0);
-      has_t = true;
-    } else if (k == "ev") {
-      const std::string_view name = fr.string();
-      const auto kind = event_kind(name);
-      if (!kind || (!v2 && *kind == EventKind::Runqueue))
-        fail(Fault::UnknownEvent, k,
-             "unknown event \"" + std::string(name) + "\"" +
-                 (kind ? " (a version 2 event in a version 1 trace)" : ""));
-      e.kind = *kind;
-      has_ev = true;
-    } else if (k == "cpu") {
-      e.cpu = static_cast<int>(fr.integer(0, ncpus - 1));
-    } else if (k == "task") {
-      if (!fr.is_null()) e.task = fr.integer();
-    } else if (k == "delta") {
-      e.delta = fr.integer(0);
-      has_delta = true;
-    } else if (k == "weight") {
-      // null: unknown, for parameter inference (`vlag check --infer`, spec/TRACE.md §6)
-      weight_null = fr.is_null();
-      e.weight = weight_null ? 0 : fr.integer(kMinWeight, kMaxWeight);
-      has_weight = true;
-    } else if (k == "slice") {
-      e.slice = fr.integer(0, kMaxCustomSliceNs);
-      has_slice = true;
-    } else if (k == "preempt") {
-      e.preempt = fr.boolean();
-      has_preempt = true;
-    } else if (k == "to") {
-      e.to_cpu = static_cast<int>(fr.integer(0, ncpus - 1));
-      has_to = true;
-    } else if (k == "w") {
-      e.state.weight = fr.integer(kMinWeight, kMaxWeight);
-    } else if (k == "r") {
-      e.state.slice = fr.integer(0, kMaxCustomSliceNs);
-    } else if (k == "v") {
-      e.state.vruntime = fr.exact();
-    } else if (k == "d") {
-      e.state.deadline = fr.exact();
-    } else if (k == "vlag") {
-      e.state.vlag = fr.exact();
-    } else if (k == "elig") {
-      e.state.eligible = fr.boolean();
-    } else if (k == "status") {
-      const std::string_view s = fr.string();
-      e.state.status = status_by_name(s);
-      if (!e.state.status) fail(Fault::Malformed, k, "unknown status \"" + std::string(s) + "\"");
-    } else if (k == "running") {
-      e.state.running = fr.boolean();
-    } else if (k == "req") {
-      e.state.request = fr.exact();
-    } else if (k == "V") {
-      e.V = fr.exact();
-    } else if (k == "W") {
-      e.W = fr.integer(0);
-    } else if (k == "nr") {
-      e.nr_queued = fr.integer(0);
-    } else if (v2) {
-      read_v2_field(e, k, fr);
+  for_each_field(*this, obj, [&](std::string_view k, FieldReader& fr) {
+    switch (const Key key = key_of(k)) {
+      case Key::t:
+        e.t = fr.integer(0);
+        has_t = true;
+        break;
+      case Key::ev: {
+        const std::string_view name = fr.string();
+        const auto kind = event_kind(name);
+        if (!kind || (!v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
+          fail(Fault::UnknownEvent, std::string(k),
+               "unknown event \"" + std::string(name) + "\"" +
+                   (kind ? " (a version 2 event in a version 1 trace)" : ""));
+        e.kind = *kind;
+        has_ev = true;
+        break;
+      }
+      case Key::cpu:
+        e.cpu = static_cast<int>(fr.integer(0, ncpus - 1));
+        break;
+      case Key::task:
+        if (!fr.is_null()) e.task = fr.integer();
+        break;
+      case Key::delta:
+        e.delta = fr.integer(0);
+        has_delta = true;
+        break;
+      case Key::weight:
+        // null: unknown, for parameter inference (`vlag check --infer`, spec/TRACE.md §6)
+        weight_null = fr.is_null();
+        e.weight = weight_null ? 0 : fr.integer(kMinWeight, kMaxWeight);
+        has_weight = true;
+        break;
+      case Key::slice:
+        e.slice = fr.integer(0, kMaxCustomSliceNs);
+        has_slice = true;
+        break;
+      case Key::preempt:
+        e.preempt = fr.boolean();
+        has_preempt = true;
+        break;
+      case Key::to:
+        e.to_cpu = static_cast<int>(fr.integer(0, ncpus - 1));
+        has_to = true;
+        break;
+      case Key::w:
+        e.state.weight = fr.integer(kMinWeight, kMaxWeight);
+        break;
+      case Key::r:
+        e.state.slice = fr.integer(0, kMaxCustomSliceNs);
+        break;
+      case Key::v:
+        fr.exact(e.state.vruntime);
+        break;
+      case Key::d:
+        fr.exact(e.state.deadline);
+        break;
+      case Key::vlag:
+        fr.exact(e.state.vlag);
+        break;
+      case Key::elig:
+        e.state.eligible = fr.boolean();
+        break;
+      case Key::status: {
+        const std::string_view st = fr.string();
+        e.state.status = status_by_name(st);
+        if (!e.state.status)
+          fail(Fault::Malformed, std::string(k), "unknown status \"" + std::string(st) + "\"");
+        break;
+      }
+      case Key::running:
+        e.state.running = fr.boolean();
+        break;
+      case Key::req:
+        fr.exact(e.state.request);
+        break;
+      case Key::V:
+        fr.exact(e.V);
+        break;
+      case Key::W:
+        e.W = fr.integer(0);
+        break;
+      case Key::nr:
+        e.nr_queued = fr.integer(0);
+        break;
+      default:
+        return v2 && read_v2_field(e, key, fr);
     }
+    return true;
   });
   if (trim(text_).back() != '}')
     fail(Fault::Malformed, "", "trailing characters after the JSON object");
@@ -429,7 +731,6 @@ Event Reader::parse_event() {
     fail(Fault::TimeBackwards, "t",
          "time goes backwards: " + std::to_string(e.t) + " < " + std::to_string(last_t_));
   last_t_ = e.t;
-  return e;
 }
 
 }  // namespace vlag::trace

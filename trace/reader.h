@@ -8,6 +8,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "trace/event.h"
 #include "trace/input_error.h"
@@ -23,17 +24,21 @@ class Reader {
   const std::string& name() const { return name_; }
   /// The line number of the event last returned (or of the fault last thrown).
   int64_t line() const { return line_; }
-  /// The text of that line.
-  const std::string& text() const { return text_; }
+  /// The text of that line (valid until the next call).
+  std::string_view text() const { return text_; }
 
   /// The next event, nullopt at the end. After an InputError the reader stays usable: the
   /// faulty line is consumed and next() continues with the line after it (--keep-going).
   std::optional<Event> next();
+  /// The same into `e`, whose storage the event reuses (no allocation per line once the
+  /// numbers have their limbs); false at the end. After an InputError `e` is unspecified.
+  bool next(Event& e);
 
  private:
+  bool next_line(std::string_view& line);
   bool read_line();
   [[noreturn]] void fail(Fault f, std::string field, std::string what) const;
-  Event parse_event();
+  void parse_event(Event& e);
   void parse_header();
 
   std::istream& in_;
@@ -41,8 +46,12 @@ class Reader {
   Header header_;
   int64_t line_ = 0;
   int64_t last_t_ = 0;
-  std::string text_;
-  std::string padded_;
+  static constexpr size_t kReadSize = size_t{1} << 20;
+  std::string buffer_ = std::string(kReadSize, '\0');  // the input, read ahead
+  size_t begin_ = 0, end_ = 0;                         // its unread part
+  bool eof_ = false;
+  std::string padded_;     // the line, then simdjson's padding
+  std::string_view text_;  // the line in padded_
   simdjson::ondemand::parser parser_;
 };
 

@@ -21,11 +21,11 @@ struct Planted {
 };
 
 const Planted kPlanted[] = {
-    {ids::kInvPickEligible, 8}, {ids::kInvPickEdf, 6},   {ids::kInvLagSum, 5},
-    {ids::kInvDeadline, 4},     {ids::kInvPlaceLag, 9},  {ids::kInvReweight, 8},
-    {ids::kInvLagClamp, 8},     {ids::kInvS64Margin, 4}, {ids::kInvDelay, 4},
-    {ids::kInvStep, 8},         {ids::kThmLagBound, 8},  {ids::kThmWakeupLatency, 8},
-    {ids::kInvKernelSums, 17},
+    {ids::kInvPickEligible, 8}, {ids::kInvPickEdf, 6},     {ids::kInvLagSum, 5},
+    {ids::kInvDeadline, 4},     {ids::kInvPlaceLag, 9},    {ids::kInvReweight, 8},
+    {ids::kInvLagClamp, 8},     {ids::kInvS64Margin, 4},   {ids::kInvDelay, 4},
+    {ids::kInvStep, 8},         {ids::kThmLagBound, 8},    {ids::kThmWakeupLatency, 8},
+    {ids::kInvKernelSums, 17},  {ids::kInvMigrateLag, 12}, {ids::kInvOneRunqueue, 8},
 };
 
 std::string run_z3(const std::string& path) {

@@ -109,7 +109,7 @@ TEST(KernelService, TwoHogsSplitByWeightWorkedByHand) {
   EXPECT_NEAR(b.ideal_ns, 6e6 * 1991 / 3015, 1e-3);
   // A ran at once after its wakeup, then waited 2 ms twice (preempted at 1.001 and 1.004,
   // back at 1.003 and 1.006).
-  EXPECT_EQ(a.delays_ns, (std::vector<int64_t>{0, 2'000'000, 2'000'000}));
+  EXPECT_EQ(a.delays, (DelayTotals{3, 4'000'000, 0, 2'000'000}));  // 0, 2 ms, 2 ms
   EXPECT_EQ(b.switches, 2);
   EXPECT_TRUE(r.problems.empty());
 }
