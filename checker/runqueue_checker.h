@@ -3,7 +3,8 @@
 // its preconditions (checker/validation.h), the shadow
 // reference that executes the same operations in the trace's arithmetic (checker/shadow.h), the
 // view it rebuilds (checker/view_update.h), then the layers that judge it:
-//   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
+//   1. service (checker/service.h): wakeup latency, starvation, whether the system is steady;
+//      and the lag theorems at each pick on EEVDF's lag (checker/lag_figures.h);
 //   2. decisions (checker/decisions.h): every pick on the trace's own numbers and against the
 //      shadow;
 //   3. state (checker/state_rules.h), when events carry it: V and W against the entities,
@@ -20,6 +21,7 @@
 
 #include "checker/decisions.h"
 #include "checker/findings.h"
+#include "checker/lag_figures.h"
 #include "checker/report.h"
 #include "checker/service.h"
 #include "checker/shadow.h"
@@ -67,6 +69,7 @@ class RunqueueChecker {
   ViewUpdate view_update_;
   ServiceLayer service_;
   Decisions decisions_;
+  std::optional<LagFigures> lag_figures_;  // none on a kernel reconstruction: its lags are ours
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
   ViewEntity before_;             // consume(): the named entity before the event

@@ -249,6 +249,10 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     case EventKind::Preempt:
       refresh(*view.edit(*se));
       return;
+    case EventKind::Put:  // §10.2: back to the tree; this runqueue runs nothing until a pick
+      view.curr.reset();
+      if (se && view.find(*se)) refresh(*view.edit(*se));
+      return;
     case EventKind::Migrate:
     case EventKind::Runqueue:  // a declaration, handled by checker/checker.h before any runqueue
       return;

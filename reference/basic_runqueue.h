@@ -33,6 +33,21 @@ class BasicRunqueue {
   template <class OtherQueue>
   static BasicRunqueue exact_copy_of(const BasicRunqueue<OtherQueue>& other);
 
+  /// A state taken from elsewhere to run the operations from — the kernel's own numbers at a
+  /// record of a BPF capture (SPEC.md §6.4, the replay): the entities with their status (a
+  /// queued or delayed entity other than curr is in the tree, stamped in the order given), the
+  /// current entity, the next buddy, curr's protection and the reference point of the sums.
+  struct Seed {
+    std::vector<Entity> entities;
+    std::optional<EntityId> curr;
+    std::optional<EntityId> next;
+    std::optional<Num> protection;
+    Num v0{};
+  };
+  /// Takes `seed` as the state of this runqueue, which must be new (no entity yet). Throws
+  /// vlag::Error when it is not, or when curr or the buddy is not a queued entity.
+  void seed(const Seed& seed);
+
   // SPEC.md §4 operations.
   void create(EntityId id, int64_t weight, int64_t slice);  // §4.12
   void exit(EntityId id);                                   // §4.12
@@ -47,6 +62,7 @@ class BasicRunqueue {
   bool wakeup_preempt(EntityId id);                         // §4.6
   std::optional<Migrant<Num>> detach(EntityId id);          // §4.13: nullopt if not detachable
   bool attach(const Migrant<Num>& m);                       // §4.13: false if the id exists
+  void put_prev(EntityId id);                               // §10.2: id must be curr
 
   /// One step from data: dispatches to the operation named by op.kind. Detach and Attach carry
   /// an entity (a Migrant), not just an id: apply() rejects them; call detach() and attach().

@@ -75,6 +75,38 @@ BasicRunqueue<Q> BasicRunqueue<Q>::exact_copy_of(const BasicRunqueue<OtherQueue>
   return rq;
 }
 
+template <class Q>
+void BasicRunqueue<Q>::seed(const Seed& seed) {
+  BasicRunqueue& rq = *this;
+  if (seq_ != 0 || now_ != 0 || nr_queued_ != 0)
+    throw Error("seed: the runqueue has run operations already");
+  rq.queue_.rebase(seed.v0);
+  rq.v_empty_ = seed.v0;
+  for (const Entity& given : seed.entities) {
+    validate_weight(given.weight);
+    if (rq.queue_.find(given.id))
+      throw Error("seed: entity " + detail::id_str(given.id) + " twice");
+    Entity e = given;
+    e.on_tree = false;
+    Entity& added = rq.queue_.add(std::move(e));
+    if (!detail::in_queue(added)) continue;
+    ++rq.nr_queued_;
+    if (seed.curr != added.id) rq.tree_insert(added);
+  }
+  const auto queued = [&](const std::optional<EntityId>& x) {
+    const Entity* e = x ? rq.queue_.find(*x) : nullptr;
+    return e && e->status == Status::Queued;
+  };
+  if (seed.curr && !queued(seed.curr))
+    throw Error("seed: curr " + detail::id_str(*seed.curr) + " is not a queued entity");
+  if (seed.next && !queued(seed.next))
+    throw Error("seed: next buddy " + detail::id_str(*seed.next) + " is not a queued entity");
+  rq.curr_ = seed.curr;
+  rq.next_ = seed.next;
+  if (seed.curr) rq.prot_ = seed.protection;
+  rq.fluid_ = rq.avg_vruntime();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lookups and derived quantities (SPEC.md §2)
 
@@ -515,6 +547,14 @@ void BasicRunqueue<Q>::put_prev_entity() {
   if (c && detail::in_queue(*c)) tree_insert(*c);
 }
 
+// §10.2: the runqueue stops running (its group entity lost the CPU at the level above).
+template <class Q>
+void BasicRunqueue<Q>::put_prev(EntityId id) {
+  if (curr_ != id)
+    throw Error("put_prev: task " + detail::id_str(id) + " is not the running entity");
+  put_prev_entity();
+}
+
 template <class Q>
 void BasicRunqueue<Q>::set_next_entity(Entity& e) {
   if (curr_ == e.id) return;  // Linux does not call set_next_task for the same task
@@ -791,6 +831,9 @@ Outcome BasicRunqueue<Q>::apply(const Op& op) {
       break;
     case OpKind::WakeupPreempt:
       outcome_.preempt = wakeup_preempt(op.se);
+      break;
+    case OpKind::PutPrev:
+      put_prev(op.se);
       break;
     case OpKind::Detach:
     case OpKind::Attach:

@@ -145,6 +145,14 @@ StateReport check_state_capture(const StateCapture& capture) {
         "inconclusive");
   StateModel model(capture.facts, capture.kernel);
   CheckContext c{kernel, model, report};
+  std::optional<DecisionReplay> replay;
+  if (kernel.known) {
+    Params params = kernel.params;
+    params.base_slice_override_ns = static_cast<int64_t>(kernel.base_slice_ns);
+    replay.emplace(params, capture.kernel->layout.vprot, kernel.lag_clamp_max_slice);
+  } else {
+    report.replay_unavailable = kernel.unknown_why;
+  }
   for (size_t i = 0; i < capture.records.size(); ++i) {
     const bpf::StateRecord& r = capture.records[i];
     model.begin(r, i);
@@ -158,9 +166,11 @@ StateReport check_state_capture(const StateCapture& capture) {
       judge_placement(c, r);
     if (r.kind == bpf::RecordKind::Runtime) judge_replay(c, r);
     judge_deadlines(c, r);
+    if (replay) replay->feed(r, i, model);
     model.apply(r, i);
   }
   report.figures.gaps = model.gaps();
+  if (replay) report.replay = std::move(replay->result());
   return report;
 }
 
