@@ -220,7 +220,7 @@ std::string list_text() {
 std::string presets_text() {
   std::string out;
   for (const PresetRow& row : kPresets)
-    out += fmt::format("{:<11} {:<6} {}\n", row.name, row.make().paper() ? "paper" : "linux",
+    out += fmt::format("{:<15} {:<6} {}\n", row.name, row.make().paper() ? "paper" : "linux",
                        row.description);
   return out;
 }

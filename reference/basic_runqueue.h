@@ -74,6 +74,7 @@ class BasicRunqueue {
   bool entity_eligible(const Entity& e) const;
   Num lag(const Entity& e) const;  // lag_i = w_i·(V − v_i)/N, ns
   int64_t min_slice() const;       // minslice over Q (0 when Q is empty)
+  int64_t max_slice() const;       // the largest r_i over Q (0 when Q is empty), §4.7 MaxSlice
   /// ⌈(d_i − v_i)·w_i/N⌉: real time left in i's current request, ns (the paper quantum rule).
   int64_t remaining_request(const Entity& e) const;
   bool protect_slice() const;  // is curr protected (§4.5)?
@@ -98,8 +99,9 @@ class BasicRunqueue {
   bool need_resched() const { return need_resched_; }
   int64_t now() const { return now_; }
   uint64_t last_seq() const { return seq_; }
-  /// min_vruntime in Linux arithmetic: the reference point of the sums (SPEC.md §7).
-  const Num& min_vruntime() const { return queue_.v0(); }
+  /// v_0 in Linux arithmetic, the reference point of the sums (SPEC.md §7.1): min_vruntime or
+  /// zero_vruntime by the preset; the origin in exact arithmetic, which needs none.
+  const Num& reference_point() const { return queue_.v0(); }
   const Num& fluid_clock() const { return fluid_; }
   const Outcome& last_outcome() const { return outcome_; }
   /// The eligible entity with the least (deadline, seq), curr losing ties (§4.4 steps 5–6).
@@ -134,6 +136,7 @@ class BasicRunqueue {
   void leave(Entity& e);
   void join(Entity& e);
   void update_min_vruntime();
+  void update_zero_vruntime();
   void update_deadline(Entity& e);
   void set_next_entity(Entity& e);
   void put_prev_entity();

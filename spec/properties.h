@@ -135,7 +135,7 @@ inline bool reweight(const Preset& p, const Situation& s) {
          !(p.reweight == ReweightRule::Place && s.entity_is_curr);
 }
 inline bool lag_clamp(const Preset& p, const Situation& s) {
-  return p.clamp == LagClamp::TwiceSlice || s.only_delay_zero;
+  return p.clamp != LagClamp::None || s.only_delay_zero;
 }
 inline bool deadline(const Preset&, const Situation& s) { return !s.request_rescaled; }
 inline bool delay(const Preset& p, const Situation&) { return p.has(Feature::DELAY_DEQUEUE); }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernel/kernel_release.h"
 #include "kernel/state/check_context.h"
 #include "spec/properties.h"
 
@@ -28,7 +29,11 @@ KernelSetup::KernelSetup(const std::optional<bpf::KernelParameters>& kernel) {
     unknown_why = "the capture does not know the kernel's HZ";
     return;
   }
-  Preset preset = linux_6_18();
+  const std::optional<std::string> release =
+      kernel->release.empty() ? std::nullopt : std::optional(kernel->release);
+  const KernelPreset chosen = kernel_preset(release, "the capture");
+  Preset preset = preset_by_name(chosen.name);
+  preset_source = chosen.source;
   for (const auto& f : kernel->features)
     for (size_t i = 0; i < kFeatureCount; ++i)
       if (feature_name(static_cast<Feature>(i)) == f.name)

@@ -506,7 +506,7 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
             // The lag saved: where the model clamped it and this kernel's clamp is another, the
             // two rules part there and nothing is judged about the lag itself.
             const LinuxTime limit = ModelRunqueue::Arith::vdelta(
-                rules::lag_clamp_ns(params_, mem->e.slice), mem->e.weight);
+                rules::lag_clamp_ns(params_, mem->e.slice, rq.max_slice()), mem->e.weight);
             const bool clamped = mem->e.vlag == limit || mem->e.vlag == -limit;
             if (max_slice_clamp_ && clamped && mem->e.vlag.value() != k.vlag) {
               not_judged(kind, kClampRule);
