@@ -463,6 +463,8 @@ void Runqueue::apply(const Op& op) {
     case OpKind::WakeupPreempt:
       outcome_.preempt = check_preempt_wakeup(op.se);
       break;
+    case OpKind::PutPrev:
+      throw Error("put_prev " + id_str(op.se) + ": the CFS policies have no task groups");
     case OpKind::Detach:
     case OpKind::Attach:
       throw Error(std::string(op_name(op.kind)) + " " + id_str(op.se) +

@@ -10,7 +10,10 @@ namespace {
 void merge_stats(const InvariantStats& from, InvariantStats& into) {
   into.checked += from.checked;
   into.violated += from.violated;
+  into.inconclusive += from.inconclusive;
   into.not_promised += from.not_promised;
+  for (size_t i = 0; i < kReasonCount; ++i)
+    into.inconclusive_by_reason[i] += from.inconclusive_by_reason[i];
   if (from.worst_ratio > into.worst_ratio || into.worst.empty()) {
     into.worst = from.worst;
     into.worst_ratio = from.worst_ratio;
@@ -23,20 +26,29 @@ void merge_stats(const InvariantStats& from, InvariantStats& into) {
 void merge_runqueue_reports(const std::vector<RunqueueReport>& parts, Report& into) {
   const bool several = parts.size() > 1;
   std::vector<Violation> kept;
+  std::vector<Finding> found;
   for (const RunqueueReport& part : parts) {
     const Report& r = *part.report;
     for (const auto& [id, st] : r.stats) merge_stats(st, into.stats[id]);
     into.violation_count += r.violation_count;
+    into.finding_count += r.finding_count;
     for (Violation v : r.violations) {
       if (several) v.rq = part.rq;
       kept.push_back(std::move(v));
     }
+    for (Finding f : r.findings) {
+      if (several) f.rq = part.rq;
+      found.push_back(std::move(f));
+    }
   }
-  // Each runqueue's violations are in trace order; so are all of them, by line.
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const Violation& a, const Violation& b) { return a.line < b.line; });
+  // Each runqueue's violations and findings are in trace order; so are all of them, by line.
+  const auto by_line = [](const auto& a, const auto& b) { return a.line < b.line; };
+  std::stable_sort(kept.begin(), kept.end(), by_line);
+  std::stable_sort(found.begin(), found.end(), by_line);
   for (Violation& v : kept)
     if (into.violations.size() < Report::kMaxKept) into.violations.push_back(std::move(v));
+  for (Finding& f : found)
+    if (into.findings.size() < Report::kMaxKept) into.findings.push_back(std::move(f));
   for (const RunqueueReport& part : parts) {
     for (const std::string& note : part.report->notes) {
       const bool everywhere = std::all_of(parts.begin(), parts.end(), [&](const RunqueueReport& p) {

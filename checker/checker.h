@@ -27,8 +27,8 @@ struct RunqueueReport {
   const Report* report = nullptr;
 };
 
-/// Adds the runqueues' reports to `into`: counts and figures per ID, the violations in trace
-/// order (each naming its runqueue when there are several), the notes (prefixed "rq N: " when
+/// Adds the runqueues' reports to `into`: counts and figures per ID, the violations and findings in
+/// trace order (each naming its runqueue when there are several), the notes (prefixed "rq N: " when
 /// there are several, a note all of them gave said once).
 void merge_runqueue_reports(const std::vector<RunqueueReport>& parts, Report& into);
 

@@ -1,7 +1,11 @@
 // Where layers 2 and 3 (checker/decisions.h, checker/state_rules.h) put what they judge at the
-// current event: how often each SPEC.md ID was checked, and each failure — a violation with its
-// place in the trace and its witness, or, where the preset does not promise the ID in that
-// situation (spec/properties.h), a count of the documented, expected behaviour.
+// current event: how often each SPEC.md ID was checked, and each failure on the verdict lattice
+// of SPEC.md §6.3 — a violation with its place in the trace and its witness; where the preset
+// does not promise the ID in that situation (spec/properties.h), a not-applicable finding, the
+// documented behaviour; and on a trace rebuilt from kernel tracepoints (spec/TRACE.md §2,
+// "kernel_reconstruction"), whose vruntimes, deadlines and lags are the checker's own rebuild
+// from a zero-lag start and not the kernel's, an inconclusive finding: a failure there shows
+// where the rebuild and the kernel part ways, not a fault of the kernel.
 #pragma once
 
 #include <cstdint>
@@ -10,12 +14,14 @@
 #include <vector>
 
 #include "checker/report.h"
+#include "trace/event.h"
 
 namespace vlag::checker {
 
 class Findings {
  public:
-  Findings(Report& report, std::string file) : report_(report), file_(std::move(file)) {}
+  Findings(Report& report, std::string file, const trace::Header& header)
+      : report_(report), file_(std::move(file)), reconstruction_(header.kernel_reconstruction) {}
 
   /// The event being judged: its line in the file, its 0-based index among the trace's events
   /// and among its runqueue's.
@@ -26,17 +32,28 @@ class Findings {
   }
   void checked(const char* id) { ++stats(id).checked; }
   void violate(const char* id, std::string detail, Witness w, bool promised = true) {
-    if (!promised) {
-      ++stats(id).not_promised;
+    if (!promised || reconstruction_) {
+      Finding f;
+      f.id = id;
+      f.verdict = promised ? Verdict::Inconclusive : Verdict::NotApplicable;
+      f.reasons = promised ? Reason::Reconstruction : Reason::NotPromised;
+      f.file = file_;
+      f.line = line_;
+      f.detail = std::move(detail);
+      record(report_, std::move(f));
+      if (promised) ++failures_;
       return;
     }
     Violation v = violation_at(id, file_, line_, index_, std::move(detail), std::move(w));
     v.rq_event_index = rq_index_;
     record(report_, std::move(v));
+    ++failures_;
   }
   void note(std::string text) { report_.notes.push_back(std::move(text)); }
 
-  int64_t violations() const { return report_.violation_count; }
+  /// Failures of promised IDs so far: violations, and the inconclusive findings that stand for
+  /// them on a reconstruction.
+  int64_t violations() const { return failures_; }
   const std::string& file() const { return file_; }
   int64_t line() const { return line_; }
 
@@ -54,9 +71,11 @@ class Findings {
   Report& report_;
   std::vector<std::pair<const char*, InvariantStats*>> known_;
   std::string file_;
+  bool reconstruction_;
   int64_t line_ = 0;
   int64_t index_ = 0;
   int64_t rq_index_ = 0;
+  int64_t failures_ = 0;
 };
 
 }  // namespace vlag::checker

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "smt/arbiter.h"
+#include "spec/directory.h"
 #include "spec/weights.h"
 #include "trace/reader.h"
 
@@ -169,7 +170,7 @@ Inference infer_weights(const Source& source, const std::string& evidence_dir) {
   std::sort(result.core_lines.begin(), result.core_lines.end());
 
   if (!evidence_dir.empty()) {
-    std::filesystem::create_directories(evidence_dir);
+    make_directory(evidence_dir, "--evidence-dir");
     const auto path = std::filesystem::path(evidence_dir) /
                       (std::filesystem::path(source.name).filename().string() + ".infer.smt2");
     std::string assume;
@@ -181,6 +182,7 @@ Inference infer_weights(const Source& source, const std::string& evidence_dir) {
         << "(set-option :produce-unsat-cores true)\n"
         << script << "(check-sat-assuming (" << assume << "))\n"
         << (answer.sat ? "(get-model)\n" : "(get-unsat-core)\n");
+    if (!out) throw Error("cannot write the query file " + path.string());
     result.smt_file = path.string();
   }
   return result;

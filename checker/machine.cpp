@@ -124,7 +124,7 @@ class TraceCheck {
   void problem(const trace::InputError& err) {
     ++report_.problem_count;
     if (report_.problems.size() < Report::kMaxKept)
-      report_.problems.push_back({err.fault(), err.what()});
+      report_.problems.push_back({err.fault(), err.what(), err.file(), err.line(), err.field()});
   }
 
   int64_t index_;

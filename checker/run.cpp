@@ -4,14 +4,19 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "checker/machine.h"
 #include "checker/window.h"
 #include "smt/arbiter.h"
 #include "spec/cfs_policy.h"
+#include "spec/directory.h"
 #include "spec/error.h"
 #include "spec/properties.h"
 #include "trace/reader.h"
@@ -57,22 +62,38 @@ bool natural_less(const std::string& a, const std::string& b) {
 }
 
 std::string evidence_name(const Violation& v, size_t n, const char* ext) {
-  return std::filesystem::path(v.file).filename().string() + "." + std::to_string(n) + "." + v.id +
-         ext;
+  const std::string base =
+      v.file == "<stdin>" ? "stdin" : std::filesystem::path(v.file).filename().string();
+  return base + "." + std::to_string(n) + "." + v.id + ext;
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
-  if (!out) throw Error("cannot write " + path.string());
+  if (!out) throw Error("cannot write the evidence file " + path.string());
 }
 
 }  // namespace
 
 Source file_source(const std::string& path) {
+  if (path == "-") {
+    // Standard input is read once, on the first open, and kept: the windows of the evidence
+    // read a trace again from its start.
+    auto text = std::make_shared<std::optional<std::string>>();
+    return {"<stdin>", [text]() -> std::unique_ptr<std::istream> {
+              if (!*text) {
+                std::ostringstream all;
+                all << std::cin.rdbuf();
+                *text = all.str();
+              }
+              return std::make_unique<std::istringstream>(**text);
+            }};
+  }
   return {path, [path]() -> std::unique_ptr<std::istream> {
+            if (std::filesystem::is_directory(path))
+              throw Error(path + ": is a directory, not a trace");
             auto in = std::make_unique<std::ifstream>(path);
-            if (!*in) throw Error("cannot open trace " + path);
+            if (!*in) throw Error(path + ": cannot open the trace: " + std::strerror(errno));
             return in;
           }};
 }
@@ -106,8 +127,11 @@ Report check(const std::vector<Source>& sources, const CheckOptions& options) {
     const size_t first = report.violations.size();
     check_run(traces, options, report);
     if (stopped()) break;
-    if (!options.evidence_dir.empty() && first < report.violations.size())
-      std::filesystem::create_directories(options.evidence_dir);
+    // Made when the first evidence file is due: a run that writes none (no violation, or
+    // --max-evidence 0) never touches it.
+    if (!options.evidence_dir.empty() && first < report.violations.size() &&
+        first < options.max_evidence)
+      make_directory(options.evidence_dir, "--evidence-dir");
     for (size_t i = first; i < report.violations.size() && i < options.max_evidence; ++i) {
       Violation& v = report.violations[i];
       if (options.arbiter) {

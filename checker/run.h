@@ -36,6 +36,7 @@ struct CheckOptions {
   const std::atomic<bool>* stop = nullptr;  // once set: stop, and report what was checked
 };
 
+/// A trace file, or standard input for "-" (named "<stdin>" in messages).
 Source file_source(const std::string& path);
 /// A trace file, or every trace (*.jsonl) of a directory in natural order (cpu2 before cpu10).
 /// Throws vlag::Error for a directory without traces.

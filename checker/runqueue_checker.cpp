@@ -18,12 +18,15 @@ RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, 
       window_(header.window),
       file_(std::move(file)),
       report_(report),
-      findings_(report, file_),
+      findings_(report, file_, header),
       view_update_(params_, header.arith),
       service_(header.params, report, file_),
       decisions_(params_, findings_),
       protection_(params_, header.arith),
       buddy_(params_.preset, header.window),
+      lag_figures_(header.kernel_reconstruction
+                       ? std::nullopt
+                       : std::optional<LagFigures>(std::in_place, params_, report, file_)),
       state_rules_(params_, header.arith, findings_) {
   if (header.arith == Arith::Linux64)
     report_.notes.push_back(fmt::format(
@@ -33,6 +36,13 @@ RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, 
         "carried into the rescaling)",
         file_, ids::kInvPlaceLag, ids::kInvReweight, ids::kInvDeadline, ids::kInvLagClamp,
         ids::kInvDeadline));
+  if (header.kernel_reconstruction)
+    report_.notes.push_back(fmt::format(
+        "{}: a reconstruction from kernel tracepoints: its vruntimes, deadlines and lags are the "
+        "checker's rebuild from a zero-lag start, not the kernel's, so a decision or state check "
+        "that fails is inconclusive and {} and {} are not given (the verdicts on the kernel's "
+        "service are vlag kernel check's)",
+        file_, ids::kThmLagBound, ids::kThmLagBoundLinux));
   if (!window_) {
     try {
       shadow_.emplace(params_, header.arith, rq_);
@@ -175,16 +185,26 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
     case EventKind::Dequeue: {
       const ViewEntity& v = *view_.find(*se);
       if (v.status == Status::Delayed) decisions_.became_delayed(*before, v, V_before);
-      service_.on_sleep(*se, now_, line);
+      service_.on_sleep(*se, now_);
       break;
     }
     case EventKind::Pick: {
+      // The view's vruntimes are the trace's, or the shadow's up to this pick (a pick moves none).
+      const bool vruntimes_known = e.V || shadow_;
       const int64_t judged_from = findings_.violations();
       decisions_.pick(view_, *pick);
       if (shadow_ && !decisions_.pick_step(se, shadow_->curr(), judged_from)) stop_shadow("pick");
       service_.on_pick(se, now_, line);
+      if (lag_figures_ && vruntimes_known)
+        lag_figures_->at_decision(view_, e.V ? *e.V : view_.V(), service_.steady(),
+                                  service_.cpu_bound(), line);
+      else if (lag_figures_)
+        lag_figures_->unmeasurable(line);
       break;
     }
+    case EventKind::Put:  // the runqueue stops running: its curr waits like a preempted one
+      service_.on_pick(std::nullopt, now_, line);
+      break;
     case EventKind::Reweight:
       service_.on_reweight(*se, e.weight);
       break;
@@ -263,6 +283,7 @@ void RunqueueChecker::judge_state(const trace::Event& e, const ViewEntity* befor
 void RunqueueChecker::finish() {
   audit();
   service_.finish();
+  if (lag_figures_) lag_figures_->finish();
   state_rules_.finish();
   if (!shadow_ && !window_)
     report_.notes.push_back(

@@ -3,7 +3,8 @@
 // its preconditions (checker/validation.h), the shadow
 // reference that executes the same operations in the trace's arithmetic (checker/shadow.h), the
 // view it rebuilds (checker/view_update.h), then the layers that judge it:
-//   1. service (checker/service.h): lag against the fluid ideal, wakeup latency, starvation;
+//   1. service (checker/service.h): wakeup latency, starvation, whether the system is steady;
+//      and the lag theorems at each pick on EEVDF's lag (checker/lag_figures.h);
 //   2. decisions (checker/decisions.h): every pick on the trace's own numbers and against the
 //      shadow;
 //   3. state (checker/state_rules.h), when events carry it: V and W against the entities,
@@ -22,6 +23,7 @@
 #include "checker/decisions.h"
 #include "checker/findings.h"
 #include "checker/protection.h"
+#include "checker/lag_figures.h"
 #include "checker/report.h"
 #include "checker/service.h"
 #include "checker/shadow.h"
@@ -72,6 +74,7 @@ class RunqueueChecker {
   Decisions decisions_;
   ProtectionTracker protection_;  // curr's protection window, from the events alone
   BuddyTracker buddy_;            // the next buddy, from the events alone
+  std::optional<LagFigures> lag_figures_;  // none on a kernel reconstruction: its lags are ours
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps
   ViewEntity before_;             // consume(): the named entity before the event

@@ -24,10 +24,8 @@ ServiceLayer::ServiceLayer(const Params& params, Report& report, std::string fil
              promised(ids::kThmWakeupLatency, params.preset)),
       paper_(promised(ids::kThmLagBound, params.preset)),
       latency_promised_(promised(ids::kThmWakeupLatency, params.preset)) {
-  report_.stats[ids::kThmLagBound].verdict = paper_;
   report_.stats[ids::kThmWakeupLatency].verdict = latency_promised_;
   report_.stats[ids::kFigStarvation].verdict = false;
-  if (!paper_) report_.stats[ids::kThmLagBoundLinux].verdict = false;
 }
 
 std::string ServiceLayer::who(EntityId id, const Task& t) {
@@ -64,66 +62,13 @@ void ServiceLayer::figure(const char* id, double ratio, Text&& text, bool verdic
   }
 }
 
-// THM-LAG-BOUND: −r_k < lag_k < max(r_k, q) at a decision point, in a steady system.
-void ServiceLayer::check_lag(EntityId id, const Task& t, bool upper, int64_t line) {
-  const int64_t tick = params_.tick_ns();
-  const FluidClock::Lag lg = lag(t);
-  const int64_t bound = upper ? rules::paper_lag_upper(t.slice, tick) : t.slice;
-  const double ratio = std::fabs(lg.value) / static_cast<double>(bound);
-  const bool verdict = paper_ && steady_;
-  figure(
-      ids::kThmLagBound, ratio,
-      [&] {
-        return fmt::format("{} lag {:.0f} ns when {} (bound {}{} ns)", who(id, t), lg.value,
-                           upper ? "picked" : "preempted", upper ? "< " : "> -", bound);
-      },
-      paper_);
-  // THM-LAG-BOUND-LINUX, −(r + TICK) ≤ lag ≤ r + TICK, as a figure: the upper half does not
-  // hold for r < TICK with differing weights (SPEC.md §6), which is every Linux default slice,
-  // and its lower half is judged on kernel traces (kernel/service.cpp).
-  if (!paper_) {
-    const int64_t linux_bound = rules::linux_lag_bound(t.slice, tick);
-    figure(
-        ids::kThmLagBoundLinux, std::fabs(lg.value) / static_cast<double>(linux_bound),
-        [&] {
-          return fmt::format("{} lag {:.0f} ns when {} (bound {}{} ns)", who(id, t), lg.value,
-                             upper ? "picked" : "preempted", upper ? "<= " : ">= -", linux_bound);
-        },
-        false);
-  }
-  if (!verdict) return;
-  // A verdict: the clock is exact.
-  const Exact& l = *lg.exact;
-  if (upper ? l < ex(bound) : l > -ex(bound)) return;
-  Violation v;
-  v.id = ids::kThmLagBound;
-  v.file = file_;
-  v.line = line;
-  v.detail = fmt::format(
-      "{} lag {} ns outside (-{}, {}) ns (fluid service since joining "
-      "minus {} ns received)",
-      who(id, t), l.get_str(), t.slice, rules::paper_lag_upper(t.slice, tick), t.received);
-  Witness& w = v.witness;
-  w.statement = std::string(ids::kThmLagBound) +
-                ": -r_k < lag_k < max(r_k, q), lag_k = w_k*(V - V_join)/1024 - s_k";
-  w.add("w_k", Sort::Int, ex(t.weight));
-  w.add("r_k", Sort::Int, ex(t.slice));
-  w.add("q", Sort::Int, ex(tick));
-  w.add("V", Sort::Real, clock_.exact_now());
-  w.add("V_join", Sort::Real, t.joined_at.exact);
-  w.add("s_k", Sort::Int, ex(t.received));
-  w.add("lag_k", Sort::Real, l);
-  w.definitions.push_back("(= lag_k (- (/ (* w_k (- V V_join)) 1024.0) s_k))");
-  w.claim = "(not (and (< (- r_k) lag_k) (< lag_k (ite (> r_k q) r_k q))))";
-  record(report_, std::move(v));
-}
-
 // Steadiness matters only where a theorem is promised, and the clock is exact there.
 void ServiceLayer::leave(Task& t) {
   if (steady_) {
     const FluidClock::Lag l = lag(t);
     if (l.exact ? *l.exact != 0 : l.value != 0) steady_ = false;
   }
+  cpu_bound_ = false;
   t.runnable = false;
   runnable_weight_ -= t.weight;
   if (runnable_weight_ == 0) clock_.idle();
@@ -144,18 +89,17 @@ void ServiceLayer::on_wakeup(EntityId id, int64_t now, bool steady, int64_t) {
   t.woke_steady = steady_;
 }
 
-void ServiceLayer::stop_running(int64_t now, int64_t line) {
+void ServiceLayer::stop_running(int64_t now) {
   if (!running_) return;
   auto it = tasks_.find(*running_);
   running_.reset();
   running_task_ = nullptr;
   if (it == tasks_.end() || !it->second.runnable) return;
-  check_lag(it->first, it->second, false, line);
   it->second.waiting_since = now;
 }
 
-void ServiceLayer::on_sleep(EntityId id, int64_t now, int64_t line) {
-  if (running_ == id) stop_running(now, line);
+void ServiceLayer::on_sleep(EntityId id, int64_t now) {
+  if (running_ == id) stop_running(now);
   auto it = tasks_.find(id);
   if (it == tasks_.end() || !it->second.runnable) return;
   leave(it->second);
@@ -163,14 +107,13 @@ void ServiceLayer::on_sleep(EntityId id, int64_t now, int64_t line) {
 
 void ServiceLayer::on_pick(std::optional<EntityId> id, int64_t now, int64_t line) {
   if (running_ == id) return;
-  stop_running(now, line);
+  stop_running(now);
   if (!id) return;
   auto it = tasks_.find(*id);
   if (it == tasks_.end() || !it->second.runnable) return;
   Task& t = it->second;
   running_ = id;
   running_task_ = &t;
-  check_lag(*id, t, true, line);
   if (t.waiting_since >= 0) {
     const int64_t waited = now - t.waiting_since;
     figure(

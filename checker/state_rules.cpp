@@ -189,7 +189,9 @@ void StateRules::place(const ViewEntity& before, const ViewEntity& after, const 
 // Unless the clamp cut the lag: the reweight then moves V on purpose (§4.8).
 void StateRules::reweight(const ViewEntity& before, const ViewEntity& after, const Exact& V_before,
                           const Exact& V_after, const View& view) {
-  if (rules::clamp_cuts(params_, before.slice, before.weight, V_before - before.vruntime)) return;
+  if (rules::clamp_cuts(params_, before.slice, view.max_queued_slice(), before.weight,
+                        V_before - before.vruntime))
+    return;
   out_.checked(ids::kInvReweight);
   const bool promised =
       vlag::promised(ids::kInvReweight, params_.preset, {.entity_is_curr = view.curr == after.id});
@@ -214,15 +216,15 @@ void StateRules::reweight(const ViewEntity& before, const ViewEntity& after, con
 void StateRules::saved_lag(const ViewEntity& v, bool from_delayed, const View& view) {
   out_.checked(ids::kInvLagClamp);
   const Exact B = rounding_.saved_lag_tolerance(view);
-  const rules::SavedLagCheck c =
-      rules::check_saved_lag(params_, v.slice, v.weight, v.vlag, from_delayed, B);
+  const rules::SavedLagCheck c = rules::check_saved_lag(params_, v.slice, view.max_queued_slice(),
+                                                        v.weight, v.vlag, from_delayed, B);
   if (c.holds()) return;
   const bool zero = from_delayed && params_.preset.has(Feature::DELAY_ZERO);
   out_.violate(ids::kInvLagClamp,
                fmt::format("{} saved vlag {} beyond {}{}{}", entity_label(v), str(v.vlag),
                            str(c.limit), B == 0 ? "" : " + the rounding bound " + str(B),
                            zero ? " or positive after a delayed dequeue" : ""),
-               saved_lag_witness(v, params_.tick_ns(), zero, B),
+               saved_lag_witness(v, params_, view.max_queued_slice(), zero, B),
                promised(ids::kInvLagClamp, params_.preset, {.only_delay_zero = c.within_limit}));
 }
 

@@ -92,6 +92,11 @@ void validate_entity(const trace::Event& e, const View& view, const TracePositio
       if (v->status != Status::Sleeping)
         fault(at, Fault::TraceFault, field, who() + " migrates out while still queued");
       return;
+    case EventKind::Put:
+      if (view.curr != id)
+        fault(at, Fault::TraceFault, field,
+              who() + " is put back while it does not run (a pick is missing or wrong)");
+      return;
     case EventKind::Preempt:
       if (v->status != Status::Queued || view.curr == id)
         fault(at, Fault::TraceFault, field,

@@ -31,8 +31,8 @@ View::Edit::Edit(View& view, ViewEntity& e) : view_(view), e_(e), slice_(e.slice
 View::Edit::~Edit() {
   view_.account(e_, 1);
   if (e_.slice != slice_) {
-    view_.count_slice(slice_, -1);
-    view_.count_slice(e_.slice, 1);
+    view_.count_slice(view_.slices_, slice_, -1);
+    view_.count_slice(view_.slices_, e_.slice, 1);
   }
 }
 
@@ -57,7 +57,7 @@ const ViewEntity& View::insert(const ViewEntity& e) {
   erase(e.id);
   ViewEntity& added = entities_[e.id] = e;
   account(added, 1);
-  count_slice(added.slice, 1);
+  count_slice(slices_, added.slice, 1);
   return added;
 }
 
@@ -65,7 +65,7 @@ void View::erase(EntityId id) {
   auto it = entities_.find(id);
   if (it == entities_.end()) return;
   account(it->second, -1);
-  count_slice(it->second.slice, -1);
+  count_slice(slices_, it->second.slice, -1);
   entities_.erase(it);
 }
 
@@ -73,6 +73,7 @@ void View::account(const ViewEntity& e, int sign) {
   if (!in_queue(e)) return;
   W_ += sign * e.weight;
   queued_ += sign;
+  count_slice(queued_slices_, e.slice, sign);
   if (const auto v = as_s64(e.vruntime)) {
     small_sum_ += sign * static_cast<__int128>(*v) * e.weight;
   } else {
@@ -86,12 +87,16 @@ void View::account(const ViewEntity& e, int sign) {
   if (e.vruntime.get_den() != 1) fractional_ += sign;
 }
 
-void View::count_slice(int64_t slice, int64_t n) {
-  auto it = slices_.emplace(slice, 0).first;
-  if ((it->second += n) == 0) slices_.erase(it);
+void View::count_slice(boost::container::flat_map<int64_t, int64_t>& slices, int64_t slice,
+                       int64_t n) {
+  auto it = slices.emplace(slice, 0).first;
+  if ((it->second += n) == 0) slices.erase(it);
 }
 
 int64_t View::max_slice() const { return slices_.empty() ? 0 : slices_.rbegin()->first; }
+int64_t View::max_queued_slice() const {
+  return queued_slices_.empty() ? 0 : queued_slices_.rbegin()->first;
+}
 
 Exact View::weighted_vruntimes() const {
   Exact sum = big_sum_;
@@ -115,13 +120,14 @@ const ViewEntity* View::earliest_eligible_deadline(const Exact& V) const {
 
 // Straight from the entities, in exact arithmetic: nothing of account() is reused.
 void View::audit() const {
-  int64_t W = 0, queued = 0, fractional = 0, longest = 0, sliced = 0;
+  int64_t W = 0, queued = 0, fractional = 0, longest = 0, sliced = 0, longest_queued = 0;
   Exact sum = 0;
   for (const auto& [id, e] : entities_) {
     longest = std::max(longest, e.slice);
     if (!in_queue(e)) continue;
     W += e.weight;
     ++queued;
+    longest_queued = std::max(longest_queued, e.slice);
     sum += e.vruntime * static_cast<long>(e.weight);
     fractional += e.vruntime.get_den() != 1;
   }
@@ -139,6 +145,9 @@ void View::audit() const {
             std::to_string(fractional));
   if (max_slice() != longest || sliced != static_cast<int64_t>(entities_.size()))
     differs("longest slice", std::to_string(max_slice()), std::to_string(longest));
+  if (max_queued_slice() != longest_queued)
+    differs("longest queued slice", std::to_string(max_queued_slice()),
+            std::to_string(longest_queued));
 }
 
 std::vector<trace::Event> View::snapshot(int64_t now, RunqueueId rq) const {

@@ -97,6 +97,8 @@ class View {
   }
   bool integer_vruntimes() const { return fractional_ == 0; }  // every queued v an integer
   int64_t max_slice() const;  // the longest slice of any entity, 0 without entities
+  /// The longest slice over Q, 0 when empty: the span of the MaxSlice lag clamp (SPEC.md §4.7).
+  int64_t max_queued_slice() const;
 
   bool eligible(const ViewEntity& e, const Exact& V) const { return e.vruntime <= V; }
   /// a before b in the order of pick_eevdf as the view knows it: the earlier deadline, curr
@@ -118,7 +120,8 @@ class View {
   ViewEntity* find_mutable(EntityId id);
   // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums; the slices apart.
   void account(const ViewEntity& e, int sign);
-  void count_slice(int64_t slice, int64_t n);
+  static void count_slice(boost::container::flat_map<int64_t, int64_t>& slices, int64_t slice,
+                          int64_t n);
 
   ViewEntities entities_;
   mutable size_t last_found_ = 0;  // find()'s last hit, by position
@@ -128,7 +131,8 @@ class View {
   Exact big_sum_;           // … over the others
   int64_t big_ = 0;         // how many the others are
   int64_t fractional_ = 0;  // queued entities whose v is not an integer
-  boost::container::flat_map<int64_t, int64_t> slices_;  // slice → entities with it
+  boost::container::flat_map<int64_t, int64_t> slices_;         // slice → entities with it
+  boost::container::flat_map<int64_t, int64_t> queued_slices_;  // … → queued entities with it
 };
 
 inline bool in_queue(const ViewEntity& e) { return e.status != Status::Sleeping; }

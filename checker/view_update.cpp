@@ -86,8 +86,8 @@ void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> p
     const EntityId id = next->id;
     {
       View::Edit d = view.edit(id);
-      d->vlag = rules::delayed_dequeue_lag(params_.preset, Exact(V - d->vruntime), [&] {
-        return rules::lag_limit(params_, d->slice, d->weight);
+      d->vlag = rules::delayed_dequeue_lag(params_.preset, Exact(V - d->vruntime), d->vlag, [&] {
+        return rules::lag_limit(params_, d->slice, view.max_queued_slice(), d->weight);
       });
       d->status = Status::Sleeping;
     }
@@ -174,6 +174,10 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
         v->status = (p.has(Feature::DELAY_DEQUEUE) && !view.eligible(*v, V)) ? Status::Delayed
                                                                              : Status::Sleeping;
         if (view.curr == v->id) view.curr.reset();
+        if (v->status == Status::Delayed && p.delayed_lag == DelayedLag::NoDecrease)
+          v->vlag = rules::entity_lag(p, Exact(V - v->vruntime), [&] {
+            return rules::lag_limit(params_, v->slice, view.max_queued_slice(), v->weight);
+          });
         refresh(*v);
         sleeping = v->status == Status::Sleeping;
       }
@@ -205,7 +209,9 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       d_before = c->deadline;
       refresh(*c);
       if (c->deadline == d_before) return;
-      if (e.kind == EventKind::Yield && c->request) {
+      if (e.kind == EventKind::Yield && p.yield == YieldRule::Forfeit) {
+        new_request(*c, ex(c->slice));  // the rest forfeited, a new request from v = d (§4.11)
+      } else if (e.kind == EventKind::Yield && c->request) {
         *c->request += ex(c->slice);
         ++c->deadline_roundings;
       } else if (e.kind != EventKind::Yield) {
@@ -216,13 +222,22 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     case EventKind::Reweight: {
       // A lag the clamp cut moves d around V: the request is then no longer known (§4.8).
       const ViewEntity& before = *view.find(*se);
-      const bool cut =
-          in_queue(before) && p.reweight != ReweightRule::KeepV &&
-          rules::clamp_cuts(params_, before.slice, before.weight, view.V() - before.vruntime);
-      View::Edit v = view.edit(*se);
-      refresh(*v);
-      if (cut) v->request.reset();
-      v->deadline_rescaled = arith_ == Arith::Linux64;
+      const bool cut = in_queue(before) && p.reweight != ReweightRule::KeepV &&
+                       rules::clamp_cuts(params_, before.slice, view.max_queued_slice(),
+                                         before.weight, view.V() - before.vruntime);
+      {
+        View::Edit v = view.edit(*se);
+        refresh(*v);
+        if (cut) v->request.reset();
+        v->deadline_rescaled = arith_ == Arith::Linux64;
+      }
+      // 7.1's rescale_entity leaves the rescaled lag in se->vlag: a delayed entity's new floor,
+      // taken on the V the reweighted entity is back in.
+      const ViewEntity& after = *view.find(*se);
+      if (after.status == Status::Delayed && p.delayed_lag == DelayedLag::NoDecrease && !shadow) {
+        const Exact V = view.V();
+        view.edit(*se)->vlag = V - after.vruntime;
+      }
       return;
     }
     case EventKind::Slice: {
@@ -233,6 +248,10 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
     }
     case EventKind::Preempt:
       refresh(*view.edit(*se));
+      return;
+    case EventKind::Put:  // §10.2: back to the tree; this runqueue runs nothing until a pick
+      view.curr.reset();
+      if (se && view.find(*se)) refresh(*view.edit(*se));
       return;
     case EventKind::Migrate:
     case EventKind::Runqueue:  // a declaration, handled by checker/checker.h before any runqueue

@@ -272,18 +272,23 @@ Witness reweight_witness(const Exact& V_before, const Exact& V_after, const Exac
   return w;
 }
 
-Witness saved_lag_witness(const ViewEntity& v, int64_t tick_ns, bool delay_zero,
-                          const Exact& bound) {
+Witness saved_lag_witness(const ViewEntity& v, const Params& params, int64_t queue_max_slice,
+                          bool delay_zero, const Exact& bound) {
   Witness w;
+  const bool max_slice = params.preset.clamp == LagClamp::MaxSlice;
   w.add("vl", Sort::Real, v.vlag);
   w.add("r", Sort::Int, ex(v.slice));
   w.add("w", Sort::Int, ex(v.weight));
-  w.add("tick", Sort::Int, ex(tick_ns));
+  w.add("tick", Sort::Int, ex(params.tick_ns()));
+  if (max_slice) w.add("rmax", Sort::Int, ex(queue_max_slice));
   w.derived.push_back({"limit", Sort::Real});
-  w.definitions.push_back("(= limit (/ (* (ite (> (* 2 r) tick) (* 2 r) tick) 1024) (to_real w)))");
+  w.definitions.push_back(
+      max_slice ? "(= limit (/ (* (+ (ite (> rmax r) rmax r) tick) 1024) (to_real w)))"
+                : "(= limit (/ (* (ite (> (* 2 r) tick) (* 2 r) tick) 1024) (to_real w)))");
+  const std::string span = max_slice ? "max(rmax, r) + TICK" : "max(2r, TICK)";
   w.statement = delay_zero ? std::string(ids::kInvLagClamp) +
                                  ": |vl| <= limit, and vl <= 0 after a delayed dequeue"
-                           : std::string(ids::kInvLagClamp) + ": |vl| <= vdelta(max(2r, TICK), w)";
+                           : std::string(ids::kInvLagClamp) + ": |vl| <= vdelta(" + span + ", w)";
   w.claim = delay_zero ? "(or (> vl limit) (< vl (- limit)) (> vl 0.0))"
                        : "(or (> vl limit) (< vl (- limit)))";
   if (bound != 0) {

@@ -72,8 +72,8 @@ Witness place_witness(const Exact& V, const Exact& v, const Exact& expected, con
 Witness reweight_witness(const Exact& V_before, const Exact& V_after, const Exact& wlag_before,
                          const Exact& wlag_after, const Exact& bound_V, const Exact& bound_wlag,
                          bool compare_V);
-Witness saved_lag_witness(const ViewEntity& v, int64_t tick_ns, bool delay_zero,
-                          const Exact& bound);
+Witness saved_lag_witness(const ViewEntity& v, const Params& params, int64_t queue_max_slice,
+                          bool delay_zero, const Exact& bound);
 /// INV-S64-MARGIN for one entity: its key beyond s64, or key times w (or W) overflowing.
 Witness s64_product_witness(const mpz_class& key, bool key_fits, int64_t factor);
 Witness s64_sum_witness(const mpz_class& sum);

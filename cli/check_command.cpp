@@ -7,6 +7,7 @@
 #include "checker/run.h"
 #include "cli/check_progress.h"
 #include "cli/check_report.h"
+#include "cli/check_worst.h"
 #include "cli/commands.h"
 #include "cli/validators.h"
 
@@ -16,12 +17,14 @@ namespace {
 struct CheckCommandOptions {
   std::vector<std::string> files;
   bool json = false;
+  bool strict = false;
   bool keep_going = false;
   bool no_z3 = false;
   bool infer = false;
   std::string evidence_dir = "vlag-evidence";
   size_t max_evidence = 5;
   int jobs = 1;
+  size_t worst = 0;  // --worst N: list the N worst wakeups of each trace
 };
 
 // --infer: one Z3 query per trace (checker/infer.h).
@@ -72,13 +75,16 @@ int run_check(const CheckCommandOptions& o) {
     fmt::print(stderr, "vlag check: {} (please report it)\n", bug.what());
     return checker::kCheckerBugExit;
   }
-  if (o.json)
-    print_json(report);
-  else
-    print_summary(report);
   // Interrupted without a violation: what was checked holds, the rest is unknown (as prove's 3).
-  if (CheckInterrupt::stop() && !report.violated()) return 3;
-  return exit_code(report);
+  const int code = CheckInterrupt::stop() && !report.violated() ? 3 : exit_code(report, o.strict);
+  if (o.json) {
+    fmt::print("{}\n", report_json(report, "check", code,
+                                   o.worst ? model_worst_json(sources, o.worst) : ""));
+  } else {
+    print_summary(report);
+    if (o.worst) fmt::print("{}", model_worst_text(sources, o.worst));
+  }
+  return code;
 }
 
 }  // namespace
@@ -88,14 +94,17 @@ void add_check_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "check",
       "Check traces (spec/TRACE.md) against SPEC.md's invariants: exit 0 all hold, 1 a "
-      "violation, 2 bad input");
+      "violation (or, under --strict, an inconclusive check), 2 bad input");
   cmd->add_option("traces", opts->files,
-                  "Trace files (JSON Lines), or directories of them (*.jsonl); the per-CPU "
-                  "traces of one run are checked as one machine")
+                  "Trace files (JSON Lines), - for standard input, or directories of them "
+                  "(*.jsonl); the per-CPU traces of one run are checked as one machine")
       ->required();
-  cmd->add_flag("--json", opts->json, "Print the report as JSON");
+  cmd->add_flag("--json", opts->json, "Print the report as JSON (docs/json-schema.md)");
+  cmd->add_flag("--strict", opts->strict,
+                "Exit 1 when a check is inconclusive too (as on a kernel reconstruction)");
   cmd->add_flag("--keep-going", opts->keep_going,
-                "Count and skip faulty lines instead of stopping at the first");
+                "Count and skip faulty lines instead of stopping at the first (exit 2 if any "
+                "was skipped)");
   cmd->add_option("--evidence-dir,--evidence", opts->evidence_dir,
                   "Directory for the SMT-LIB2 file and the replayable window of each violation")
       ->capture_default_str();
@@ -108,6 +117,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "Threads checking the traces of one run (the report is the same for any N)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  cmd->add_option("--worst", opts->worst,
+                  "List the N worst wakeups of each trace one by one (task, CPU, times, delay, "
+                  "what ran meanwhile), as kernel check --worst N lists the kernel's")
+      ->check(CLI::Range(1, 100000));
   cmd->add_flag("--infer", opts->infer,
                 "Ask Z3 for weights (\"weight\":null in new events) that make every pick an "
                 "EEVDF decision; name an unsat core of picks when there are none");

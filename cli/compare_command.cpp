@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/json_envelope.h"
 #include "cli/validators.h"
 #include "compare/json.h"
 #include "compare/no_effect.h"
@@ -127,8 +128,13 @@ int run_compare(const CompareOptions& o) {
   if (!o.plot_dir.empty()) plots = cmp::write_plots(results, {.dir = o.plot_dir});
 
   if (o.json) {
-    fmt::print("{}", cmp::comparison_json(results, tables, changes,
-                                          plots.gnuplot_found ? plots.images : plots.scripts));
+    // A comparison judges nothing: the envelope (docs/json-schema.md) with no verdict.
+    fmt::print("{}\n", Envelope("compare")
+                           .object(0)
+                           .append_json(cmp::comparison_json(
+                               results, tables, changes,
+                               plots.gnuplot_found ? plots.images : plots.scripts))
+                           .text());
   } else {
     fmt::print(
         "vlag compare: {} for {} s, {} row(s) × {} variant(s) × {} seed(s) from {}; bursts "

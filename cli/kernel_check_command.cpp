@@ -15,7 +15,7 @@
 
 namespace vlag::cli {
 
-int run_kernel_check(const CheckOptions& o) {
+int run_kernel_check(const CheckOptions& o, const JsonPart* part) {
   return with_filesystem_errors("vlag kernel check", [&] {
     kernel::KernelCheckOptions ko;
     ko.hz = o.hz;
@@ -29,7 +29,9 @@ int run_kernel_check(const CheckOptions& o) {
     }
     if (!o.groups.empty()) kernel::read_group_map(o.groups, ko);
     Verdict worst = Verdict::NotApplicable;
-    json::Array all;
+    Envelope own("kernel check");
+    json::Array own_files;
+    const JsonPart json = part ? *part : JsonPart{own, own_files};
     for (const auto& file : o.files) {
       kernel::KernelServiceLayer layer(kernel::capture_name(file), ko);
       kernel::WorstWakeups wakeups(o.worst, ko.only_cpu);
@@ -44,16 +46,19 @@ int run_kernel_check(const CheckOptions& o) {
       const auto worst_ones = wakeups.finish();
       worst = join(worst, report.worst);
       skipped = skipped || stats.skipped > 0;
-      if (o.json)
-        all.add_raw(o.worst ? kernel_json(report, stats, "worst_wakeups",
-                                          worst_wakeups_json(worst_ones, wakeups.measured()))
-                            : kernel_json(report, stats));
-      else
+      if (o.json) {
+        add_to_envelope(report, json.envelope);
+        json.files.add_raw(o.worst ? kernel_json(report, stats, "worst_wakeups",
+                                                 worst_wakeups_json(worst_ones, wakeups.measured()))
+                                   : kernel_json(report, stats));
+      } else {
         print_kernel_text(report, stats, o.hz_given,
                           o.worst ? worst_wakeups_text(worst_ones, wakeups.measured()) : "");
+      }
     }
-    if (o.json) fmt::print("{}\n", all.text());
-    return skipped ? 2 : verdict_exit_code(worst, o.strict);
+    const int code = skipped ? 2 : verdict_exit_code(worst, o.strict);
+    if (o.json && !part) fmt::print("{}\n", own.object(code).array("files", own_files).text());
+    return code;
   });
 }
 

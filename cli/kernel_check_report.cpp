@@ -6,7 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "cli/kernel_verdict_json.h"
+#include "cli/json_envelope.h"
+#include "cli/verdict_json.h"
 #include "json/writer.h"
 #include "stats/stats.h"
 
@@ -261,7 +262,7 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
         v.str(id, std::string(verdict_name(*it)));
     return v.text();
   };
-  json::Array tasks, groups, checks, findings, problems, unrecorded;
+  json::Array tasks, groups, checks, problems, unrecorded;
   for (const auto& [pid, t] : r.tasks) {
     const auto wake = stats::summarize(t.wakeup_delays_ns);
     const std::string group = t.group_known ? t.group : "?";
@@ -316,16 +317,6 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
     groups.add(o);
   }
   for (const auto& [id, c] : r.checks) checks.add_raw(tally_json(id, c));
-  for (const auto& f : r.findings) {
-    findings.add(json::Object()
-                     .str("id", f.id)
-                     .str("verdict", std::string(verdict_name(f.verdict)))
-                     .str("subject", f.subject)
-                     .num("cpu", f.cpu)
-                     .num("line", f.line)
-                     .raw("reasons", reasons_json(f.reasons))
-                     .str("message", f.message));
-  }
   for (const auto& p : r.problems)
     problems.add(json::Object().num("line", p.line).num("cpu", p.cpu).str("message", p.message));
   for (const auto& [pid, u] : r.unrecorded)
@@ -351,12 +342,22 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
       .raw("tasks", tasks.text())
       .raw("groups", groups.text())
       .raw("checks", checks.text())
-      .raw("findings", findings.text())
       .raw("unrecorded_switches", unrecorded.text())
       .num("trace_problem_count", r.problem_count)
+      .num("trace_problems_left_out", r.problem_count - static_cast<int64_t>(r.problems.size()))
       .raw("trace_problems", problems.text());
   if (!extra_key.empty()) o.raw(extra_key, extra);
   return o.text();
+}
+
+void add_to_envelope(const KernelReport& r, Envelope& envelope) {
+  for (const auto& [id, c] : r.checks) add_tally(c, envelope);
+  for (const auto& f : r.findings) {
+    EnvelopeFinding e = envelope_finding(f.id, f.verdict, f.reasons, r.file, f.line, f.message);
+    e.cpu = f.cpu;
+    e.subject = f.subject;
+    envelope.add(std::move(e));
+  }
 }
 
 }  // namespace vlag::cli

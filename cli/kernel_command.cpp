@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iostream>
 
 #include "cli/commands.h"
 #include "cli/kernel_commands.h"
@@ -28,19 +27,23 @@ int run_record(const LiveOptions& o) {
     if (!missing.empty()) {
       std::string what;
       for (const auto& m : missing) what += "\n  missing: " + m;
-      std::cerr << "vlag kernel record: cannot record here:" << what << "\n";
-      return 2;
+      throw Error("kernel record: cannot record here:" + what);
     }
     const kernel::RecordedFiles files = kernel::record(o.record);
     if (!o.json)
       fmt::print("recorded into {}: perf.txt and {} snapshots\n\n", files.dir,
                  files.snapshots.size());
+    // Under --json one report: the snapshots' and the capture's verdicts in one envelope.
+    Envelope envelope("kernel record");
+    json::Array snapshot_files, capture_files;
+    const JsonPart snapshot_part{envelope, snapshot_files}, capture_part{envelope, capture_files};
     SnapshotOptions snaps;
     snaps.files = files.snapshots;
     snaps.json = o.json;
     snaps.strict = o.strict;
     snaps.keep_going = o.keep_going;
-    const int snap_status = files.snapshots.empty() ? 0 : run_kernel_snapshot(snaps);
+    const int snap_status =
+        files.snapshots.empty() ? 0 : run_kernel_snapshot(snaps, o.json ? &snapshot_part : nullptr);
     CheckOptions check;
     check.files = {files.perf_text};
     check.snapshots = files.snapshots;
@@ -51,8 +54,15 @@ int run_record(const LiveOptions& o) {
     check.strict = o.strict;
     check.keep_going = o.keep_going;
     if (!o.json) fmt::print("\n");
-    const int check_status = run_kernel_check(check);
-    return std::max(snap_status, check_status);
+    const int check_status = run_kernel_check(check, o.json ? &capture_part : nullptr);
+    const int code = std::max(snap_status, check_status);
+    if (o.json)
+      fmt::print("{}\n", envelope.object(code)
+                             .str("dir", files.dir)
+                             .array("snapshots", snapshot_files)
+                             .array("files", capture_files)
+                             .text());
+    return code;
   });
 }
 
@@ -122,6 +132,8 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   imp->add_option("--snapshot", iopts->snapshots, "sched debug snapshot(s): custom slices");
   imp->add_option("--hz", iopts->hz, "The kernel's CONFIG_HZ")->check(CLI::Range(100, 1000));
   imp->add_option("-o,--out", iopts->out, "Output file (default: standard output)");
+  imp->add_flag("--json", iopts->json,
+                "Print the summary as a JSON report on stdout (docs/json-schema.md); needs -o");
   imp->add_flag("--keep-going", iopts->keep_going,
                 "Skip and count malformed lines (exit 2 if any was skipped)");
   imp->callback([iopts, &exit_code] { exit_code = run_kernel_import(*iopts); });

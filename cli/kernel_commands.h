@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/json_envelope.h"
+#include "json/writer.h"
 #include "spec/error.h"
 
 namespace vlag::cli {
@@ -44,13 +46,23 @@ struct ImportOptions {
   int cpu = 0;
   int hz = 250;
   bool keep_going = false;
+  bool json = false;  // the summary as a JSON report on stdout (the trace then needs -o)
 };
 
-/// `vlag kernel snapshot`: SNAP-* checks (SPEC.md §6.1).
-int run_kernel_snapshot(const SnapshotOptions& o);
+/// Where a subcommand that `vlag kernel record` runs puts its part of one JSON report: its
+/// verdicts and findings into the record's envelope, its files' objects into `files`.
+struct JsonPart {
+  Envelope& envelope;
+  json::Array& files;
+};
 
-/// `vlag kernel check`: the kernel service layer over perf script text (SPEC.md §6.2).
-int run_kernel_check(const CheckOptions& o);
+/// `vlag kernel snapshot`: SNAP-* checks (SPEC.md §6.1). Under --json it prints its own report,
+/// or with `part` adds to the caller's.
+int run_kernel_snapshot(const SnapshotOptions& o, const JsonPart* part = nullptr);
+
+/// `vlag kernel check`: the kernel service layer over perf script text (SPEC.md §6.2); --json
+/// as run_kernel_snapshot.
+int run_kernel_check(const CheckOptions& o, const JsonPart* part = nullptr);
 
 /// `vlag kernel import`: one CPU's fair-class events as a spec/TRACE.md trace.
 int run_kernel_import(const ImportOptions& o);

@@ -24,6 +24,8 @@ int run_kernel_import(const ImportOptions& o) {
       kernel::learn_from_snapshot(snap, io);
     }
     const bool to_file = !o.out.empty() && o.out != "-";
+    if (o.json && !to_file)
+      throw Error("--json prints the summary on standard output: give -o FILE for the trace");
     if (to_file && std::filesystem::is_directory(o.out))
       throw Error(o.out + ": is a directory; -o names the trace file to write");
     kernel::KernelImporter importer(io, kernel::capture_name(o.file));
@@ -40,11 +42,28 @@ int run_kernel_import(const ImportOptions& o) {
     const std::string how = importer.finish(out);
     out.flush();
     if (!out) throw Error((to_file ? o.out : std::string("standard output")) + ": write failed");
+    const int code = skipped ? 2 : 0;
+    if (o.json) {
+      // An import judges nothing: no verdict, no finding; what it wrote and how it found the
+      // header.
+      std::cout << Envelope("kernel import")
+                       .object(code)
+                       .str("capture", kernel::capture_name(o.file))
+                       .str("trace", o.out)
+                       .num("cpu", o.cpu)
+                       .num("kernel_events", stats.events)
+                       .num("trace_events", importer.written())
+                       .str("header", how)
+                       .num("skipped_lines", stats.skipped)
+                       .text()
+                << "\n";
+      return code;
+    }
     std::cerr << "vlag kernel import: " << stats.events << " kernel events, " << importer.written()
               << " trace events for cpu " << o.cpu << "; header: " << how;
     if (stats.skipped) std::cerr << "; " << stats.skipped << " malformed lines skipped";
     std::cerr << "\n";
-    return skipped ? 2 : 0;
+    return code;
   });
 }
 

@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
+#include "cli/json_envelope.h"
 #include "json/writer.h"
 #include "replay/replay.h"
 
@@ -168,8 +170,26 @@ json::Object side_json(const replay::SideFigures& s) {
       .num("wake_to_run_max_ns", s.wake_to_run.max_ns);
 }
 
-std::string report_json(const replay::ReplayReport& r,
-                        const std::vector<replay::Verdict>* verdicts) {
+// With --goal each figure is held (within the goal) or violated (a miss, a finding); without
+// it the replay judges nothing.
+Envelope replay_envelope(const std::vector<replay::Verdict>* verdicts) {
+  Envelope env("kernel replay");
+  if (!verdicts) return env;
+  for (const auto& x : *verdicts) {
+    env.count(x.within ? Verdict::Held : Verdict::Violated);
+    if (x.within) continue;
+    EnvelopeFinding f =
+        envelope_finding("FIDELITY-GOAL", Verdict::Violated, {}, "", 0,
+                         fmt::format("{}: kernel {}, model {} (allowed ±{}; docs/fidelity.md)",
+                                     x.metric, x.kernel, x.model, x.allowed));
+    f.subject = x.task;
+    env.add(std::move(f));
+  }
+  return env;
+}
+
+std::string report_json(const replay::ReplayReport& r, const std::vector<replay::Verdict>* verdicts,
+                        int exit_code) {
   json::Array tasks, verdict_list;
   for (const auto& t : r.tasks)
     tasks.add(json::Object()
@@ -220,7 +240,7 @@ std::string report_json(const replay::ReplayReport& r,
                            .boolean("within", x.within));
     o.raw("goal", verdict_list.text());
   }
-  return o.text();
+  return replay_envelope(verdicts).object(exit_code).append(o).text();
 }
 
 int run_replay(const ReplayArgs& a) {
@@ -248,13 +268,14 @@ int run_replay(const ReplayArgs& a) {
     verdicts = replay::judge(r, g);
   }
   const auto* v = a.goal.empty() ? nullptr : &verdicts;
+  const bool missed =
+      std::any_of(verdicts.begin(), verdicts.end(), [](const auto& x) { return !x.within; });
+  const int code = missed ? 1 : 0;
   if (a.json)
-    fmt::print("{}\n", report_json(r, v));
+    fmt::print("{}\n", report_json(r, v, code));
   else
     print_text(r, v);
-  for (const auto& x : verdicts)
-    if (!x.within) return 1;
-  return 0;
+  return code;
 }
 
 }  // namespace

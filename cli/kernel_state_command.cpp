@@ -12,6 +12,8 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/json_envelope.h"
+#include "json/writer.h"
 #include "kernel/state/capture_file.h"
 #include "kernel/state/checks.h"
 #include "kernel/state/record.h"
@@ -49,11 +51,44 @@ std::vector<int> cpu_list(const std::string& text) {
   return cpus;
 }
 
-int report(const kernel::state::StateCapture& capture, bool json, bool strict) {
+// Under --json the captures' reports go into one report (docs/json-schema.md): their cases'
+// verdicts and violations in its envelope, each capture's object in `files`.
+struct StateJson {
+  Envelope envelope;
+  json::Array files;
+};
+
+void add_to_envelope(const kernel::state::StateReport& r, Envelope& envelope) {
+  for (const auto& [id, t] : r.tallies) {
+    envelope.count(Verdict::Held, static_cast<int64_t>(t.held));
+    envelope.count(Verdict::Violated, static_cast<int64_t>(t.violated));
+    envelope.count(Verdict::Inconclusive, static_cast<int64_t>(t.inconclusive));
+    envelope.count(Verdict::NotApplicable, static_cast<int64_t>(t.not_applicable));
+    for (const auto& w : t.witnesses) {
+      EnvelopeFinding f = envelope_finding(id, Verdict::Violated, {}, r.source, 0, w.what);
+      f.cpu = w.cpu;
+      envelope.add(std::move(f));
+    }
+    envelope.left_out(static_cast<int64_t>(t.violated - t.witnesses.size()));
+  }
+}
+
+int report(const kernel::state::StateCapture& capture, StateJson* json, bool strict) {
   const kernel::state::StateReport r = kernel::state::check_state_capture(capture);
-  std::cout << (json ? kernel::state::report_json(capture, r)
-                     : kernel::state::report_text(capture, r));
+  if (json) {
+    add_to_envelope(r, json->envelope);
+    std::string text = kernel::state::report_json(capture, r);
+    if (!text.empty() && text.back() == '\n') text.pop_back();  // one object of the array
+    json->files.add_raw(text);
+  } else {
+    std::cout << kernel::state::report_text(capture, r);
+  }
   return r.exit_code(strict);
+}
+
+int print_json(const StateJson& json, int code) {
+  std::cout << json.envelope.object(code).array("files", json.files).text() << "\n";
+  return code;
 }
 
 bool given(const CLI::App& app, const std::string& name) {
@@ -86,25 +121,29 @@ int run_record_state(const StateOptions& s, const CLI::App& rec) {
             k.release, k.hz, k.base_slice_ns);
     });
   } catch (const kernel::bpf::CaptureError& e) {
-    std::cerr << "vlag kernel record --state: cannot capture here: " << e.what() << " ["
-              << kernel::bpf::error_kind_name(e.kind()) << "]\n";
-    return 2;
+    throw Error("kernel record --state: cannot capture here: " + std::string(e.what()) + " [" +
+                kernel::bpf::error_kind_name(e.kind()) + "]");
   }
   if (!json)
     std::cout << fmt::format("recorded into {}: {} records in {:.3f} s (stopped by {})\n\n",
                              recorded.dir, recorded.result.records, recorded.result.seconds,
                              recorded.result.stopped_by);
-  return report(kernel::state::read_state_capture(recorded.dir), json, given(rec, "--strict"));
+  StateJson out{Envelope("kernel record"), {}};
+  const int code = report(kernel::state::read_state_capture(recorded.dir), json ? &out : nullptr,
+                          given(rec, "--strict"));
+  return json ? print_json(out, code) : code;
 }
 
 int run_check_state(const CLI::App& check) {
   const bool json = given(check, "--json"), strict = given(check, "--strict");
   int status = 0;
+  StateJson out{Envelope("kernel check"), {}};
   for (const auto& file : check.get_option("files")->results()) {
-    status = std::max(status, report(kernel::state::read_state_capture(file), json, strict));
+    status = std::max(
+        status, report(kernel::state::read_state_capture(file), json ? &out : nullptr, strict));
     if (!json) std::cout << "\n";
   }
-  return status;
+  return json ? print_json(out, status) : status;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "cli/json_envelope.h"
 #include "json/writer.h"
 
 namespace vlag::cli {
@@ -70,6 +71,30 @@ json::Object state_json(const prove::StateValues& st) {
                      .str("lag", e.lag)
                      .str("rest", e.rest));
   return json::Object().num("curr", st.curr).str("V", st.V).array("entities", entities);
+}
+
+// The result on the lattice of SPEC.md §6.3, with the counterexample as its finding.
+Envelope prove_envelope(const prove::Options& o, const prove::Result& r, const std::string& trace) {
+  Envelope env("prove");
+  switch (r.verdict) {
+    case prove::Verdict::Proved:
+    case prove::Verdict::Held:
+      env.count(Verdict::Held);
+      break;
+    case prove::Verdict::Counterexample: {
+      const Verdict v = r.cex->promised ? Verdict::Violated : Verdict::NotApplicable;
+      env.count(v);
+      env.add(envelope_finding(o.invariant, v, r.cex->promised ? Reasons() : Reason::NotPromised,
+                               trace, 0, r.cex->detail));
+      break;
+    }
+    case prove::Verdict::Unknown:
+      env.count(Verdict::Inconclusive);
+      env.add(envelope_finding(o.invariant, Verdict::Inconclusive, Reason::SearchUnfinished, "", 0,
+                               r.note));
+      break;
+  }
+  return env;
 }
 
 }  // namespace
@@ -169,7 +194,8 @@ std::string json_report(const prove::Options& o, const prove::Result& r, const s
                                      .object("before", state_json(r.induction_step->before))
                                      .str("op", r.induction_step->op)
                                      .object("after", state_json(r.induction_step->after)));
-  return out.text() + "\n";
+  // prove's own members first: scripts/results reads them as the first of their name.
+  return out.append(prove_envelope(o, r, trace).object(exit_code(r))).text() + "\n";
 }
 
 std::string list_text() {
@@ -194,7 +220,7 @@ std::string list_text() {
 std::string presets_text() {
   std::string out;
   for (const PresetRow& row : kPresets)
-    out += fmt::format("{:<11} {:<6} {}\n", row.name, row.make().paper() ? "paper" : "linux",
+    out += fmt::format("{:<15} {:<6} {}\n", row.name, row.make().paper() ? "paper" : "linux",
                        row.description);
   return out;
 }

@@ -64,7 +64,9 @@ constexpr std::string_view kHelpOrder[] = {"workload",
                                            "slice_us",
                                            "latency_nice",
                                            "timer_slack_us",
-                                           "group"};
+                                           "group",
+                                           "cgroup",
+                                           "autogroup"};
 
 // One scenario key as a flag: the value CLI11 parses into (the default config's until the flag
 // is given) and the option that says whether it was. A number or list of numbers is taken as

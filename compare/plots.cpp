@@ -12,6 +12,7 @@
 #include <map>
 
 #include "compare/plot_selection.h"
+#include "spec/directory.h"
 #include "spec/error.h"
 
 namespace vlag::compare {
@@ -343,9 +344,7 @@ bool gnuplot_available(const std::string& program) {
 }
 
 PlotFiles write_plots(const RunResults& results, const PlotOptions& options) {
-  std::error_code ec;
-  fs::create_directories(options.dir, ec);
-  if (ec) throw Error("cannot create plot directory " + options.dir + ": " + ec.message());
+  make_directory(options.dir, "--plot-dir");
   PlotFiles files;
   files.gnuplot_found = gnuplot_available(options.gnuplot);
   Writer w(options, files);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace vlag::json {
 
@@ -75,6 +76,26 @@ Object& Object::array(std::string_view key, const Array& value) { return raw(key
 
 Object& Object::raw(std::string_view key, std::string_view json) {
   member(key).members_ += json;
+  return *this;
+}
+
+Object& Object::append(const Object& other) {
+  if (other.members_.empty()) return *this;
+  if (!members_.empty()) members_ += ',';
+  members_ += other.members_;
+  return *this;
+}
+
+Object& Object::append_json(std::string_view text) {
+  const auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}')
+    throw std::invalid_argument("append_json: not the text of a JSON object");
+  text = text.substr(1, text.size() - 2);
+  if (text.empty()) return *this;
+  if (!members_.empty()) members_ += ',';
+  members_ += text;
   return *this;
 }
 

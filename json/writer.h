@@ -34,6 +34,11 @@ class Object {
   Object& array(std::string_view key, const Array& value);
   /// A value already written as JSON: a number in a chosen format ("1.250"), a literal.
   Object& raw(std::string_view key, std::string_view json);
+  /// Every member of `other`, after this object's own (a report's members after a shared head).
+  Object& append(const Object& other);
+  /// Every member of the object `object_json` (JSON text of one object, as text() writes it),
+  /// after this object's own. Throws std::invalid_argument when the text is not an object.
+  Object& append_json(std::string_view object_json);
 
   bool empty() const { return members_.empty(); }
   std::string text() const { return "{" + members_ + "}"; }

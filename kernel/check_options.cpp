@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "kernel/group_weight.h"
+#include "kernel/kernel_release.h"
 #include "kernel/text_fields.h"
 #include "spec/error.h"
 
@@ -35,6 +36,11 @@ void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelCheckOptions& opt
     }
   }
   options.groups_known = true;
+  if (!options.kernel_release)
+    if (auto release = release_of_sched_debug_version(snap.version)) {
+      options.kernel_release = std::move(release);
+      options.kernel_release_source = snap.file;
+    }
   const int n = max_cpu + 1;
   if (!options.machine_cpus || *options.machine_cpus < n) options.machine_cpus = n;
   if (snap.base_slice_ns && !options.base_slice_ns) {

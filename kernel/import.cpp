@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernel/kernel_release.h"
 #include "spec/error.h"
 #include "spec/features.h"
 #include "spec/weights.h"
@@ -22,6 +23,11 @@ void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelImportOptions& op
     options.source_of_cpus = "the cpu# sections of " + snap.file;
   }
   if (snap.base_slice_ns && !options.base_slice_ns) options.base_slice_ns = snap.base_slice_ns;
+  if (!options.kernel_release)
+    if (auto release = release_of_sched_debug_version(snap.version)) {
+      options.kernel_release = std::move(release);
+      options.kernel_release_source = snap.file;
+    }
 }
 
 KernelImporter::KernelImporter(const KernelImportOptions& options, std::string source)
@@ -37,22 +43,23 @@ std::string KernelImporter::finish(std::ostream& out) {
   trace::Header h;
   h.producer = "linux sched tracepoints, cpu " + std::to_string(options_.cpu) + " of " + source_ +
                " (a reconstruction: decisions inferred from tracepoints)";
-  h.params = make_params(preset_by_name(kNewestLinuxPreset), options_.hz, cpus);
+  const KernelPreset preset =
+      kernel_preset(options_.kernel_release, options_.kernel_release_source);
+  h.params = make_params(preset_by_name(preset.name), options_.hz, cpus);
   h.cpu = options_.cpu;
   const int64_t base = h.params.base_slice_ns();
   if (options_.base_slice_ns && *options_.base_slice_ns != base)
-    throw Error(
-        "the snapshot's sysctl_sched_base_slice " + std::to_string(*options_.base_slice_ns) +
-        " ns is not " + std::string(kNewestLinuxPreset) + "'s default for " + std::to_string(cpus) +
-        " CPUs (" + std::to_string(base) + " ns): a spec/TRACE.md header cannot state a tuned one");
+    throw Error("the snapshot's sysctl_sched_base_slice " +
+                std::to_string(*options_.base_slice_ns) + " ns is not " + preset.name +
+                "'s default for " + std::to_string(cpus) + " CPUs (" + std::to_string(base) +
+                " ns): a spec/TRACE.md header cannot state a tuned one");
   std::string line = trace::header_line(h);
   line.insert(line.size() - 1, ",\"kernel_reconstruction\":true");
   out << line << '\n' << events_.str();
-  return std::to_string(cpus) + " CPUs (" + cpus_from + "), base slice " + std::to_string(base) +
-         " ns (" +
-         (options_.base_slice_ns
-              ? "the snapshot's sysctl_sched_base_slice"
-              : std::string(kNewestLinuxPreset) + "'s default for that many CPUs") +
+  return "preset " + preset.name + " (" + preset.source + "), " + std::to_string(cpus) + " CPUs (" +
+         cpus_from + "), base slice " + std::to_string(base) + " ns (" +
+         (options_.base_slice_ns ? "the snapshot's sysctl_sched_base_slice"
+                                 : preset.name + "'s default for that many CPUs") +
          ")";
 }
 

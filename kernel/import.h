@@ -24,10 +24,12 @@ namespace vlag::kernel {
 struct KernelImportOptions {
   int cpu = 0;  // the CPU whose runqueue becomes the trace
   int hz = 250;
-  std::map<int64_t, int64_t> slice_of;   // pid → custom slice ns
-  std::optional<int> machine_cpus;       // a snapshot's (or trace-cmd's cpus=N) CPU count
-  std::optional<int64_t> base_slice_ns;  // a snapshot's sysctl_sched_base_slice
-  std::string source_of_cpus;            // what gave machine_cpus
+  std::map<int64_t, int64_t> slice_of;        // pid → custom slice ns
+  std::optional<int> machine_cpus;            // a snapshot's (or trace-cmd's cpus=N) CPU count
+  std::optional<int64_t> base_slice_ns;       // a snapshot's sysctl_sched_base_slice
+  std::string source_of_cpus;                 // what gave machine_cpus
+  std::optional<std::string> kernel_release;  // a snapshot's uname -r: picks the preset
+  std::string kernel_release_source;
 };
 
 /// The snapshot's custom slices, CPU count and base slice; a pid keeps the slice it already

@@ -13,6 +13,7 @@
 
 #include "kernel/cfs_rq_track.h"
 #include "kernel/group_weight.h"
+#include "kernel/kernel_release.h"
 #include "kernel/verdict_book.h"
 #include "spec/features.h"
 #include "spec/properties.h"
@@ -100,7 +101,8 @@ class KernelServiceLayer::Impl {
   Impl(std::string file, const KernelCheckOptions& o) : o_(o) {
     r_.file = std::move(file);
     r_.options = o;
-    r_.tick_ns = make_params(preset_by_name(kNewestLinuxPreset), o.hz).tick_ns();
+    preset_ = kernel_preset(o.kernel_release, o.kernel_release_source);
+    r_.tick_ns = make_params(preset_by_name(preset_.name), o.hz).tick_ns();
     for (const auto& [pid, path] : o.group_of) members_[path].insert(pid);
     for (const auto& [pid, path] : o.group_of)
       for (std::string p = path; p != "/"; p = parent_of(p)) known_paths_.insert(p);
@@ -199,10 +201,11 @@ class KernelServiceLayer::Impl {
       r_.base_slice_source = o_.base_slice_source;
     } else {
       const int n = std::clamp(r_.machine_cpus, 1, 8);  // the CPU factor stops at 8
-      r_.base_slice_ns = Range::exact(static_cast<double>(
-          make_params(preset_by_name(kNewestLinuxPreset), o_.hz, n).base_slice_ns()));
-      r_.base_slice_source = "assumed: " + std::string(kNewestLinuxPreset) + "'s default for " +
-                             std::to_string(n) + " CPUs (no snapshot gave sysctl_sched_base_slice)";
+      r_.base_slice_ns = Range::exact(
+          static_cast<double>(make_params(preset_by_name(preset_.name), o_.hz, n).base_slice_ns()));
+      r_.base_slice_source = "assumed: " + preset_.name + "'s default (" + preset_.source +
+                             ") for " + std::to_string(n) +
+                             " CPUs (no snapshot gave sysctl_sched_base_slice)";
     }
     for (auto& [pid, t] : r_.tasks) {
       const TaskState& s = tasks_.at(pid);
@@ -884,6 +887,7 @@ class KernelServiceLayer::Impl {
   }
 
   KernelCheckOptions o_;
+  KernelPreset preset_;  // the kernel's preset: its tick and default base slice
   KernelReport r_;
   VerdictBook book_;
   bool started_ = false;

@@ -52,6 +52,8 @@ struct KernelCheckOptions {
   std::map<int64_t, int64_t> slice_of;  // pid → slice ns (every task row of a snapshot)
   std::map<std::string, GroupKnowledge> groups;
   std::map<int64_t, SnapshotTask> snapshot_tasks;  // where a snapshot saw each task
+  std::optional<std::string> kernel_release;       // a snapshot's uname -r (kernel_release.h)
+  std::string kernel_release_source;               // the snapshot that named it
 };
 
 /// A stretch of a task's run at one weight (a renice starts a new one).

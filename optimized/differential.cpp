@@ -37,8 +37,8 @@ template <class Rq>
 std::string scalars(const Rq& rq) {
   return "now=" + std::to_string(rq.now()) + " V=" + rq.avg_vruntime().get_str() +
          " W=" + std::to_string(rq.total_weight()) + " nr=" + std::to_string(rq.nr_queued()) +
-         " min_vruntime=" + rq.min_vruntime().get_str() +
-         " minslice=" + std::to_string(rq.min_slice()) + " curr=" + opt_str(rq.curr()) +
+         " v0=" + rq.reference_point().get_str() + " minslice=" + std::to_string(rq.min_slice()) +
+         " maxslice=" + std::to_string(rq.max_slice()) + " curr=" + opt_str(rq.curr()) +
          " next=" + opt_str(rq.next_buddy()) +
          " prot=" + (rq.protection() ? rq.protection()->get_str() : "-") +
          " protected=" + std::to_string(rq.protect_slice()) +

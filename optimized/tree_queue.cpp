@@ -67,13 +67,14 @@ const TreeEntity* TreeQueue::earlier(const Entity* a, const Entity* b) {
 // leftmost node and cost a walk to the root.
 TreeQueue::Augmented TreeQueue::augmented_of(const Entity& e) const {
   const bool by_deadline = layout_ == TreeLayout::DeadlineSorted;
-  Augmented a{by_deadline ? e.vruntime : LinuxTime{}, by_deadline ? nullptr : &e, e.slice};
+  Augmented a{by_deadline ? e.vruntime : LinuxTime{}, by_deadline ? nullptr : &e, e.slice, e.slice};
   for (const TreeNode* c : {e.left, e.right}) {
     if (!c) continue;
     const Entity& child = *node(c);
     if (by_deadline && child.min_vruntime < a.min_vruntime) a.min_vruntime = child.min_vruntime;
     if (!by_deadline) a.min_deadline = earlier(a.min_deadline, child.min_deadline);
     if (child.min_slice < a.min_slice) a.min_slice = child.min_slice;
+    if (child.max_slice > a.max_slice) a.max_slice = child.max_slice;
   }
   return a;
 }
@@ -82,10 +83,11 @@ TreeQueue::Augmented TreeQueue::augmented_of(const Entity& e) const {
 bool TreeQueue::recompute(Entity& e) const {
   const Augmented a = augmented_of(e);
   const bool changed = a.min_vruntime != e.min_vruntime || a.min_deadline != e.min_deadline ||
-                       a.min_slice != e.min_slice;
+                       a.min_slice != e.min_slice || a.max_slice != e.max_slice;
   e.min_vruntime = a.min_vruntime;
   e.min_deadline = a.min_deadline;
   e.min_slice = a.min_slice;
+  e.max_slice = a.max_slice;
   return changed;
 }
 
@@ -106,6 +108,7 @@ void TreeQueue::tree_insert(Entity& e) {
   e.min_vruntime = leaf.min_vruntime;
   e.min_deadline = leaf.min_deadline;
   e.min_slice = leaf.min_slice;
+  e.max_slice = leaf.max_slice;
   Algo::insert_equal_upper_bound(&header_, &e, [this](const TreeNode* a, const TreeNode* b) {
     return key_less(*node(a), *node(b));
   });
@@ -138,6 +141,7 @@ std::optional<LinuxTime> TreeQueue::tree_min_vruntime() const {
 }
 
 int64_t TreeQueue::tree_min_slice() const { return root() ? node(root())->min_slice : 0; }
+int64_t TreeQueue::tree_max_slice() const { return root() ? node(root())->max_slice : 0; }
 
 std::optional<std::string> TreeQueue::check_tree() const {
   std::optional<std::string> problem;
@@ -160,11 +164,12 @@ std::optional<std::string> TreeQueue::check_tree() const {
       problem = "order: right child of task " + std::to_string(e.id) + " does not sort after it";
     const Augmented fresh = augmented_of(e);
     if (fresh.min_vruntime != e.min_vruntime || fresh.min_deadline != e.min_deadline ||
-        fresh.min_slice != e.min_slice)
+        fresh.min_slice != e.min_slice || fresh.max_slice != e.max_slice)
       problem = "augmented values of task " + std::to_string(e.id) + " are stale: min_vruntime " +
                 e.min_vruntime.get_str() + " (recomputed " + fresh.min_vruntime.get_str() +
                 "), min_slice " + std::to_string(e.min_slice) + " (recomputed " +
-                std::to_string(fresh.min_slice) + ")";
+                std::to_string(fresh.min_slice) + "), max_slice " + std::to_string(e.max_slice) +
+                " (recomputed " + std::to_string(fresh.max_slice) + ")";
   };
   check(check, root());
   if (problem) return problem;

@@ -6,7 +6,8 @@
 //     whose min vruntime is eligible;
 //   VruntimeSorted (6.6): key (vruntime, seq); eligible entities are a prefix, pick takes the
 //     least (deadline, seq) over it from the min-deadline augmentation.
-// Both also keep the min slice of each subtree (cfs_rq_min_slice, protection in §4.5).
+// Both also keep the min and max slice of each subtree (cfs_rq_min_slice for the protection of
+// §4.5, cfs_rq_max_slice for the lag clamp of §4.7).
 // Entities live in a hash map by id; the tree links them in place.
 #pragma once
 
@@ -28,6 +29,7 @@ struct TreeEntity : TreeNode, reference::BasicEntity<LinuxTime> {
   LinuxTime min_vruntime;                    // least v (DeadlineSorted, 6.8+)
   const TreeEntity* min_deadline = nullptr;  // least (d, seq) (VruntimeSorted, 6.6)
   int64_t min_slice = 0;                     // least r (both)
+  int64_t max_slice = 0;                     // largest r (both; the lag clamp of 6e3c0a4e1ad1)
 };
 
 class TreeQueue {
@@ -53,12 +55,13 @@ class TreeQueue {
   void tree_erase(Entity& e);
 
   const Num& v0() const { return v0_; }
-  /// Moves min_vruntime to v0 and the sums with it (avg_vruntime_update).
+  /// Moves the reference point (min_vruntime or zero_vruntime) to v0 and the sums with it.
   void rebase(const Num& v0);
 
   reference::Sums<Arith> tree_sums() const { return {sum_, load_}; }
   std::optional<Num> tree_min_vruntime() const;
   int64_t tree_min_slice() const;
+  int64_t tree_max_slice() const;
 
   template <class Eligible>
   const Entity* earliest_eligible(Eligible eligible) const {
@@ -78,6 +81,7 @@ class TreeQueue {
     LinuxTime min_vruntime;
     const Entity* min_deadline;
     int64_t min_slice;
+    int64_t max_slice;
   };
   Augmented augmented_of(const Entity& e) const;
   bool recompute(Entity& e) const;

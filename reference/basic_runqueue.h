@@ -33,6 +33,21 @@ class BasicRunqueue {
   template <class OtherQueue>
   static BasicRunqueue exact_copy_of(const BasicRunqueue<OtherQueue>& other);
 
+  /// A state taken from elsewhere to run the operations from — the kernel's own numbers at a
+  /// record of a BPF capture (SPEC.md §6.4, the replay): the entities with their status (a
+  /// queued or delayed entity other than curr is in the tree, stamped in the order given), the
+  /// current entity, the next buddy, curr's protection and the reference point of the sums.
+  struct Seed {
+    std::vector<Entity> entities;
+    std::optional<EntityId> curr;
+    std::optional<EntityId> next;
+    std::optional<Num> protection;
+    Num v0{};
+  };
+  /// Takes `seed` as the state of this runqueue, which must be new (no entity yet). Throws
+  /// vlag::Error when it is not, or when curr or the buddy is not a queued entity.
+  void seed(const Seed& seed);
+
   // SPEC.md §4 operations.
   void create(EntityId id, int64_t weight, int64_t slice);  // §4.12
   void exit(EntityId id);                                   // §4.12
@@ -47,6 +62,7 @@ class BasicRunqueue {
   bool wakeup_preempt(EntityId id);                         // §4.6
   std::optional<Migrant<Num>> detach(EntityId id);          // §4.13: nullopt if not detachable
   bool attach(const Migrant<Num>& m);                       // §4.13: false if the id exists
+  void put_prev(EntityId id);                               // §10.2: id must be curr
 
   /// One step from data: dispatches to the operation named by op.kind. Detach and Attach carry
   /// an entity (a Migrant), not just an id: apply() rejects them; call detach() and attach().
@@ -58,6 +74,7 @@ class BasicRunqueue {
   bool entity_eligible(const Entity& e) const;
   Num lag(const Entity& e) const;  // lag_i = w_i·(V − v_i)/N, ns
   int64_t min_slice() const;       // minslice over Q (0 when Q is empty)
+  int64_t max_slice() const;       // the largest r_i over Q (0 when Q is empty), §4.7 MaxSlice
   /// ⌈(d_i − v_i)·w_i/N⌉: real time left in i's current request, ns (the paper quantum rule).
   int64_t remaining_request(const Entity& e) const;
   bool protect_slice() const;  // is curr protected (§4.5)?
@@ -84,8 +101,9 @@ class BasicRunqueue {
   bool need_resched() const { return need_resched_; }
   int64_t now() const { return now_; }
   uint64_t last_seq() const { return seq_; }
-  /// min_vruntime in Linux arithmetic: the reference point of the sums (SPEC.md §7).
-  const Num& min_vruntime() const { return queue_.v0(); }
+  /// v_0 in Linux arithmetic, the reference point of the sums (SPEC.md §7.1): min_vruntime or
+  /// zero_vruntime by the preset; the origin in exact arithmetic, which needs none.
+  const Num& reference_point() const { return queue_.v0(); }
   const Num& fluid_clock() const { return fluid_; }
   const Outcome& last_outcome() const { return outcome_; }
   /// The eligible entity with the least (deadline, seq), curr losing ties (§4.4 steps 5–6).
@@ -120,6 +138,7 @@ class BasicRunqueue {
   void leave(Entity& e);
   void join(Entity& e);
   void update_min_vruntime();
+  void update_zero_vruntime();
   void update_deadline(Entity& e);
   void set_next_entity(Entity& e);
   void put_prev_entity();

@@ -75,6 +75,38 @@ BasicRunqueue<Q> BasicRunqueue<Q>::exact_copy_of(const BasicRunqueue<OtherQueue>
   return rq;
 }
 
+template <class Q>
+void BasicRunqueue<Q>::seed(const Seed& seed) {
+  BasicRunqueue& rq = *this;
+  if (seq_ != 0 || now_ != 0 || nr_queued_ != 0)
+    throw Error("seed: the runqueue has run operations already");
+  rq.queue_.rebase(seed.v0);
+  rq.v_empty_ = seed.v0;
+  for (const Entity& given : seed.entities) {
+    validate_weight(given.weight);
+    if (rq.queue_.find(given.id))
+      throw Error("seed: entity " + detail::id_str(given.id) + " twice");
+    Entity e = given;
+    e.on_tree = false;
+    Entity& added = rq.queue_.add(std::move(e));
+    if (!detail::in_queue(added)) continue;
+    ++rq.nr_queued_;
+    if (seed.curr != added.id) rq.tree_insert(added);
+  }
+  const auto queued = [&](const std::optional<EntityId>& x) {
+    const Entity* e = x ? rq.queue_.find(*x) : nullptr;
+    return e && e->status == Status::Queued;
+  };
+  if (seed.curr && !queued(seed.curr))
+    throw Error("seed: curr " + detail::id_str(*seed.curr) + " is not a queued entity");
+  if (seed.next && !queued(seed.next))
+    throw Error("seed: next buddy " + detail::id_str(*seed.next) + " is not a queued entity");
+  rq.curr_ = seed.curr;
+  rq.next_ = seed.next;
+  if (seed.curr) rq.prot_ = seed.protection;
+  rq.fluid_ = rq.avg_vruntime();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lookups and derived quantities (SPEC.md §2)
 
@@ -155,6 +187,13 @@ int64_t BasicRunqueue<Q>::min_slice() const {
 }
 
 template <class Q>
+int64_t BasicRunqueue<Q>::max_slice() const {
+  int64_t m = queue_.tree_max_slice();
+  if (const Entity* c = curr_entity(); c && detail::in_queue(*c)) m = std::max(m, c->slice);
+  return m;
+}
+
+template <class Q>
 int64_t BasicRunqueue<Q>::remaining_request(const Entity& e) const {
   return Arith::ceil_ns(e.deadline - e.vruntime, e.weight);
 }
@@ -190,6 +229,7 @@ void BasicRunqueue<Q>::leave(Entity& e) {
   e.status = Status::Sleeping;
   --nr_queued_;
   if (W == e.weight) {
+    // zero_vruntime was moved to V when the leaver's lag was taken; min_vruntime lags behind.
     v_empty_ = Arith::kExact ? V : queue_.v0();
     fluid_ = v_empty_;
     return;
@@ -216,6 +256,7 @@ void BasicRunqueue<Q>::join(Entity& e) {
 template <class Q>
 void BasicRunqueue<Q>::update_min_vruntime() {
   if constexpr (!Arith::kExact) {
+    if (params_.preset.reference_point != ReferencePoint::MinVruntime) return;
     std::optional<Num> candidate = queue_.tree_min_vruntime();
     if (const Entity* c = curr_entity(); c && detail::in_queue(*c))
       candidate = candidate ? std::min(*candidate, c->vruntime) : c->vruntime;
@@ -223,13 +264,26 @@ void BasicRunqueue<Q>::update_min_vruntime() {
   }
 }
 
+// SPEC.md §7.1, 6.18.y and mainline (b3d99f43c72b): zero_vruntime := V, re-basing the sums,
+// wherever the kernel computes V for a placement, a saved lag or a tick. V itself does not move
+// (v_0 is an integer and V = v_0 + ⌊Σ/W⌋), but the keys, the s64 margins and the V of a queue
+// left empty do.
+template <class Q>
+void BasicRunqueue<Q>::update_zero_vruntime() {
+  if constexpr (!Arith::kExact) {
+    if (params_.preset.reference_point != ReferencePoint::ZeroVruntime) return;
+    if (total_weight() != 0) queue_.rebase(avg_vruntime());
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
-// §4.7 entity_lag: V − v_i clamped to ±vdelta(max(2·r_i, TICK), w_i) (Linux 6.6–7.0), as
-// rules/saved_lag.h states it, with this arithmetic's vdelta.
+// §4.7 entity_lag: V − v_i clamped to ±vdelta(L, w_i), L = max(2·r_i, TICK) (Linux 6.6–6.18) or
+// the largest slice in Q + TICK (6.18.y, mainline), as rules/saved_lag.h states it, with this
+// arithmetic's vdelta.
 
 template <class Q>
 auto BasicRunqueue<Q>::clamp_limit(const Entity& e) const -> Num {
-  return Arith::vdelta(rules::lag_clamp_ns(params_, e.slice), e.weight);
+  return Arith::vdelta(rules::lag_clamp_ns(params_, e.slice, max_slice()), e.weight);
 }
 
 template <class Q>
@@ -243,6 +297,7 @@ auto BasicRunqueue<Q>::entity_lag(const Entity& e, const Num& V) const -> Num {
 template <class Q>
 void BasicRunqueue<Q>::place_entity(Entity& e, bool initial) {
   const Preset& p = params_.preset;
+  update_zero_vruntime();
   const Num V = avg_vruntime();
   const int64_t W = total_weight();
   if (!e.custom_slice) e.slice = params_.base_slice_ns();
@@ -303,8 +358,12 @@ void BasicRunqueue<Q>::dequeue_entity(EntityId id, bool sleep) {
   if (next_ == id) next_.reset();
   const bool was_curr = curr_ == id;
 
+  update_zero_vruntime();
   if (sleep && params_.preset.has(Feature::DELAY_DEQUEUE) && !entity_eligible(e)) {
-    // Keep competing to burn off the negative lag; back into the tree if it was running.
+    // Keep competing to burn off the negative lag; back into the tree if it was running. Under
+    // NoDecrease the lag it leaves with is the floor of the lag it will leave with (§4.9).
+    if (params_.preset.delayed_lag == DelayedLag::NoDecrease)
+      e.vlag = entity_lag(e, avg_vruntime());
     e.status = Status::Delayed;
     if (was_curr) put_prev_entity();
     return;
@@ -326,8 +385,9 @@ void BasicRunqueue<Q>::dequeue_entity(EntityId id, bool sleep) {
 
 template <class Q>
 void BasicRunqueue<Q>::finish_delayed_dequeue(Entity& e) {
+  update_zero_vruntime();
   const Num vl = rules::delayed_dequeue_lag(params_.preset, Num(avg_vruntime() - e.vruntime),
-                                            [&] { return clamp_limit(e); });
+                                            e.vlag, [&] { return clamp_limit(e); });
   leave(e);
   e.vlag = vl;
   update_min_vruntime();
@@ -335,7 +395,20 @@ void BasicRunqueue<Q>::finish_delayed_dequeue(Entity& e) {
 
 template <class Q>
 void BasicRunqueue<Q>::requeue_delayed_entity(Entity& e) {
-  if (params_.preset.has(Feature::DELAY_ZERO) && entity_lag(e, avg_vruntime()) > 0) {
+  const Preset& p = params_.preset;
+  update_zero_vruntime();
+  if (p.delayed_lag == DelayedLag::NoDecrease) {
+    // Mainline: the lag kept is at least the one it was delayed with, and under DELAY_ZERO at
+    // most 0; where that is not V − v it is placed again with it (a fresh request).
+    const Num V = avg_vruntime();
+    const Num l = rules::requeued_delayed_lag(p, entity_lag(e, V), e.vlag);
+    if (l != V - e.vruntime) {
+      leave(e);
+      e.vlag = l;
+      place_entity(e, false);
+      join(e);
+    }
+  } else if (p.has(Feature::DELAY_ZERO) && entity_lag(e, avg_vruntime()) > 0) {
     // It became eligible while delayed: restart at V with a fresh request.
     leave(e);
     e.vlag = 0;
@@ -384,6 +457,7 @@ void BasicRunqueue<Q>::update_curr(int64_t delta_ns) {
 template <class Q>
 void BasicRunqueue<Q>::entity_tick() {
   update_curr(0);
+  update_zero_vruntime();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -471,6 +545,14 @@ void BasicRunqueue<Q>::put_prev_entity() {
   curr_.reset();
   prot_.reset();
   if (c && detail::in_queue(*c)) tree_insert(*c);
+}
+
+// §10.2: the runqueue stops running (its group entity lost the CPU at the level above).
+template <class Q>
+void BasicRunqueue<Q>::put_prev(EntityId id) {
+  if (curr_ != id)
+    throw Error("put_prev: task " + detail::id_str(id) + " is not the running entity");
+  put_prev_entity();
 }
 
 template <class Q>
@@ -574,6 +656,7 @@ void BasicRunqueue<Q>::reweight_entity(EntityId id, int64_t weight) {
     return;
   }
   const bool is_curr = curr_ == id;
+  update_zero_vruntime();
   const Num V = avg_vruntime();
   switch (params_.preset.reweight) {
     case ReweightRule::KeepV:
@@ -590,6 +673,11 @@ void BasicRunqueue<Q>::reweight_entity(EntityId id, int64_t weight) {
       if (!is_curr) tree_erase(e);
       e.vruntime = V - scale(l);
       e.deadline = V + scale(e.deadline - V);
+      // 7.1 (ff38424030f9, 101f3498b4bd): a vprot bound in force is rescaled around V too.
+      if (is_curr && params_.preset.protection == Protection::Vprot && protect_slice())
+        prot_ = Num(V + scale(*prot_ - V));
+      // 7.1's rescale_entity stores the scaled lag in se->vlag: a delayed entity's floor (§4.9).
+      if (params_.preset.delayed_lag == DelayedLag::NoDecrease) e.vlag = scale(l);
       e.weight = weight;
       if (!is_curr) tree_insert(e);
       break;
@@ -636,9 +724,21 @@ void BasicRunqueue<Q>::yield_task() {
   if (!c) throw Error("yield: no task is running");
   if (nr_queued_ == 1) return;
   if (next_ == c->id) next_.reset();
+  need_resched_ = true;
+  if (params_.preset.yield == YieldRule::Forfeit) {
+    // 79104becf42b: an eligible yielder gives up the rest of its request and starts the next
+    // one; an ineligible one keeps both. The jump is service nobody received: the ghost V_f of
+    // §3 is set to V, as after a reweight.
+    if (!entity_eligible(*c)) return;
+    c->vruntime = c->deadline;
+    c->deadline += vslice(*c);
+    c->request = c->slice;
+    c->request_cut = false;
+    fluid_ = avg_vruntime();
+    return;
+  }
   c->deadline += vslice(*c);
   c->request += c->slice;
-  need_resched_ = true;
 }
 
 template <class Q>
@@ -737,6 +837,9 @@ Outcome BasicRunqueue<Q>::apply(const Op& op) {
       break;
     case OpKind::WakeupPreempt:
       outcome_.preempt = wakeup_preempt(op.se);
+      break;
+    case OpKind::PutPrev:
+      put_prev(op.se);
       break;
     case OpKind::Detach:
     case OpKind::Attach:

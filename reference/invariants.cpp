@@ -219,7 +219,9 @@ void check_reweight(const Runqueue& before, const Op& op, const Runqueue& after,
   const bool queued = b.status != Status::Sleeping;
   Num lag_b = queued ? Num(Vb - b.vruntime) : b.vlag;
   Num lag_a = queued ? Num(Va - a.vruntime) : a.vlag;
-  if (queued && rules::clamp_cuts(before.params(), b.slice, b.weight, lag_b)) return;
+  if (queued && rules::clamp_cuts(before.params(), b.slice,
+                                  rules::max_queued_slice(RuleState(before)), b.weight, lag_b))
+    return;
   const bool promised = vlag::promised(ids::kInvReweight, before.params().preset,
                                        {.entity_is_curr = before.curr() == op.se});
   const Num wlag_b = lag_b * static_cast<long>(b.weight),
@@ -241,12 +243,14 @@ void check_reweight(const Runqueue& before, const Op& op, const Runqueue& after,
 // is its documented behaviour, and `vlag prove` shows one.
 void check_saved_lags(const Runqueue& before, const Runqueue& after, std::vector<Violation>& out) {
   const Preset& p = before.params().preset;
+  // The MaxSlice clamp spans the largest slice queued when the lag was taken: before the step.
+  const int64_t max_slice = rules::max_queued_slice(RuleState(before));
   for (const Entity& b : before.entities()) {
     if (b.status == Status::Sleeping || !after.has(b.id)) continue;
     const Entity& a = after.entity(b.id);
     if (a.status != Status::Sleeping) continue;
-    const rules::SavedLagCheck c = rules::check_saved_lag(after.params(), a.slice, a.weight, a.vlag,
-                                                          b.status == Status::Delayed, 0);
+    const rules::SavedLagCheck c = rules::check_saved_lag(
+        after.params(), a.slice, max_slice, a.weight, a.vlag, b.status == Status::Delayed, 0);
     if (!c.within_limit)
       add(out, ids::kInvLagClamp,
           "task " + std::to_string(a.id) + " saved vlag " + str(a.vlag) + " beyond " + str(c.limit),

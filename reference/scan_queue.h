@@ -40,7 +40,8 @@ class ScanQueue {
   void tree_insert(Entity& e) { e.on_tree = true; }
   void tree_erase(Entity& e) { e.on_tree = false; }
 
-  /// The reference point v_0 of the keys: min_vruntime in Linux arithmetic (SPEC.md §7).
+  /// The reference point v_0 of the keys: min_vruntime or zero_vruntime in Linux arithmetic
+  /// (SPEC.md §7.1).
   const Num& v0() const { return v0_; }
   void rebase(const Num& v0) { v0_ = v0; }
 
@@ -66,6 +67,14 @@ class ScanQueue {
     int64_t m = 0;
     for (const auto& e : entities_)
       if (e.on_tree && (m == 0 || e.slice < m)) m = e.slice;
+    return m;
+  }
+
+  /// max r_i over the tree, 0 when empty (cfs_rq_max_slice without curr).
+  int64_t tree_max_slice() const {
+    int64_t m = 0;
+    for (const auto& e : entities_)
+      if (e.on_tree) m = std::max(m, e.slice);
     return m;
   }
 

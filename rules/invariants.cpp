@@ -11,12 +11,14 @@ Exact exact_vdelta(int64_t delta_ns, int64_t weight) {
   return x;
 }
 
-Exact lag_limit(const Params& p, int64_t slice, int64_t weight) {
-  return exact_vdelta(lag_clamp_ns(p, slice), weight);
+Exact lag_limit(const Params& p, int64_t slice, int64_t queue_max_slice, int64_t weight) {
+  return exact_vdelta(lag_clamp_ns(p, slice, queue_max_slice), weight);
 }
 
-bool clamp_cuts(const Params& p, int64_t slice, int64_t weight, const Exact& lag) {
-  return p.preset.clamp == LagClamp::TwiceSlice && abs(lag) > lag_limit(p, slice, weight);
+bool clamp_cuts(const Params& p, int64_t slice, int64_t queue_max_slice, int64_t weight,
+                const Exact& lag) {
+  return p.preset.clamp != LagClamp::None &&
+         abs(lag) > lag_limit(p, slice, queue_max_slice, weight);
 }
 
 bool within(const Exact& got, const Exact& want, const Exact& tolerance) {
@@ -61,10 +63,11 @@ ReweightCheck check_reweight(bool compare_V, const Exact& V_before, const Exact&
           !within(wlag_after, wlag_before, wlag_tolerance)};
 }
 
-SavedLagCheck check_saved_lag(const Params& p, int64_t slice, int64_t weight, const Exact& vlag,
-                              bool from_delayed, const Exact& tolerance) {
+SavedLagCheck check_saved_lag(const Params& p, int64_t slice, int64_t queue_max_slice,
+                              int64_t weight, const Exact& vlag, bool from_delayed,
+                              const Exact& tolerance) {
   SavedLagCheck c;
-  c.limit = lag_limit(p, slice, weight);
+  c.limit = lag_limit(p, slice, queue_max_slice, weight);
   c.within_limit = tolerance == 0 ? abs(vlag) <= c.limit : abs(vlag) < c.limit + tolerance;
   c.positive_after_delay = from_delayed && p.preset.has(Feature::DELAY_ZERO) && vlag > 0;
   return c;

@@ -17,10 +17,12 @@ namespace vlag::rules {
 
 /// vdelta(δ, w) = δ·N/w exactly (SPEC.md §1).
 Exact exact_vdelta(int64_t delta_ns, int64_t weight);
-/// The clamp limit of a saved lag, vdelta(max(2r, TICK), w) (SPEC.md §4.7), exactly.
-Exact lag_limit(const Params& p, int64_t slice, int64_t weight);
+/// The clamp limit of a saved lag, vdelta(L, w) with L = max(2r, TICK) or, under MaxSlice, the
+/// largest slice queued (`queue_max_slice`, the entity's own r counted) + TICK (SPEC.md §4.7).
+Exact lag_limit(const Params& p, int64_t slice, int64_t queue_max_slice, int64_t weight);
 /// The clamp cuts `lag` (V − v) of an entity with this slice and weight (§4.7, §4.8).
-bool clamp_cuts(const Params& p, int64_t slice, int64_t weight, const Exact& lag);
+bool clamp_cuts(const Params& p, int64_t slice, int64_t queue_max_slice, int64_t weight,
+                const Exact& lag);
 /// |got − want| < tolerance; got = want when the tolerance is 0 (exact arithmetic).
 bool within(const Exact& got, const Exact& want, const Exact& tolerance);
 
@@ -45,6 +47,17 @@ Exact lag_sum(const S& s, const Exact& V_ref) {
     return true;
   });
   return sum;
+}
+
+/// The largest slice over Q (0 when empty): the span of the MaxSlice clamp, from the state alone.
+template <QueueState S>
+int64_t max_queued_slice(const S& s) {
+  int64_t m = 0;
+  s.for_each_queued([&](const auto& e) {
+    m = std::max<int64_t>(m, e.slice);
+    return true;
+  });
+  return m;
 }
 
 /// INV-ELIGIBLE-EXISTS: Q = ∅ or some queued entity is eligible.
@@ -141,8 +154,9 @@ struct SavedLagCheck {
   bool positive_after_delay = false;
   bool holds() const { return within_limit && !positive_after_delay; }
 };
-SavedLagCheck check_saved_lag(const Params& p, int64_t slice, int64_t weight, const Exact& vlag,
-                              bool from_delayed, const Exact& tolerance);
+SavedLagCheck check_saved_lag(const Params& p, int64_t slice, int64_t queue_max_slice,
+                              int64_t weight, const Exact& vlag, bool from_delayed,
+                              const Exact& tolerance);
 
 /// INV-DELAY: an entity becomes delayed only while ineligible…
 inline bool delayed_while_eligible(Status after, bool eligible_before) {

@@ -54,6 +54,21 @@ class CpuRunqueue {
 template <class Rq>
 using RunqueueNum = std::remove_cvref_t<decltype(std::declval<Rq&>().detach(EntityId{})->vlag)>;
 
+/// Integer lags (Linux's s64, or plain int64_t) convert exactly to a machine's migrant; rational
+/// ones do not.
+template <class Num>
+inline constexpr bool kExactS64Lag = std::is_integral_v<Num> || requires(Num x) {
+  x.value();
+};
+
+template <class Num>
+int64_t lag_as_s64(const Num& x) {
+  if constexpr (std::is_integral_v<Num>)
+    return x;
+  else
+    return x.value();  // LinuxTime: the s64 reading of a lag
+}
+
 /// Any runqueue class with apply/now/curr/nr_queued/need_resched/last_outcome().preempt/
 /// entity(id).status/detach/attach/set_observer and a Params constructor. Every operation is
 /// reported to the observers added (the trace writer among them), in the order they were added.
@@ -82,7 +97,7 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
     if constexpr (kMigrates) {
       const auto m = rq_.detach(id);
       if (!m) return std::nullopt;
-      return Migrant<int64_t>{m->se, m->weight, m->slice, m->custom_slice, to_int(m->vlag)};
+      return Migrant<int64_t>{m->se, m->weight, m->slice, m->custom_slice, lag_as_s64(m->vlag)};
     } else {
       throw no_migration(id);
     }
@@ -117,8 +132,7 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
   const Rq& runqueue() const { return rq_; }
 
  private:
-  // Integer lags (Linux's s64, or plain int64_t) convert exactly; rational ones do not.
-  static constexpr bool kMigrates = std::is_integral_v<Num> || requires(Num x) { x.value(); };
+  static constexpr bool kMigrates = kExactS64Lag<Num>;
 
   struct FanOut final : Observer<Num> {
     std::vector<Observer<Num>*> observers;
@@ -131,13 +145,6 @@ class CpuRunqueueAdapter final : public CpuRunqueue {
     return Error("task " + std::to_string(id) +
                  " cannot migrate: the exact runqueue's lag is a rational with no exact s64 "
                  "form; run the exact runqueue on one CPU");
-  }
-
-  static int64_t to_int(const Num& x) {
-    if constexpr (std::is_integral_v<Num>)
-      return x;
-    else
-      return x.value();  // LinuxTime: the s64 reading of a lag
   }
 
   Rq rq_;

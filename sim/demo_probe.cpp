@@ -23,14 +23,12 @@ void ExactProbe::on_step(const StepReport<reference::Num>& event) {
         if (t.woke_at >= 0) t.latencies.push_back(event.now - t.woke_at);
         t.woke_at = -1;
       }
-      return;
-    case OpKind::Run:
       break;
     default:
       return;
   }
-  // Lag changes only with time or membership; sampling once time has advanced sees every value
-  // a queued task reaches between two decisions.
+  // The lag theorems speak of decision points (SPEC.md §6): every queued task's lag after each
+  // pick, as `vlag check` samples it (checker/lag_figures.h), so the two report the same figure.
   for (const auto& e : rq_.entities()) {
     if (e.status == Status::Sleeping) continue;
     LagExtremes& l = of(e.id).lag;

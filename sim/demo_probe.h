@@ -1,6 +1,7 @@
 // What the demo measures inside the exact runqueue, as an observer of one CPU's
 // reference::Runqueue: SPEC.md §6's check_state after every operation, every task's lag
-// extremes (lag_i = w_i(V - v_i)/N, ns of service) after every Run while the task is queued, and
+// extremes (lag_i = w_i(V - v_i)/N, ns of service) at every decision point — after each pick,
+// while the task is queued — as `vlag check` measures them (checker/lag_figures.h), and
 // every wakeup latency (enqueue → the pick that runs it) as an exact sample, for exact
 // percentiles. On one CPU every enqueue is a wakeup: nothing migrates.
 #pragma once

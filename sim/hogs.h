@@ -3,6 +3,7 @@
 // time and share per hog.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sim/benchmark.h"
@@ -25,6 +26,7 @@ class Hogs : public Benchmark {
   TaskOptions options_;
   std::string prefix_;  // task names: prefix0, prefix1, ...
   std::vector<Task*> hogs_;
+  std::vector<std::string> groups_;  // each hog's task group, with task groups only
 };
 
 }  // namespace vlag::sim

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 
 #include "spec/cfs_policy.h"
+#include "spec/directory.h"
 #include "spec/error.h"
 #include "spec/weights.h"
 
@@ -19,10 +19,17 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
   if (!(config_.jitter >= 0 && config_.jitter <= 0.5)) throw Error("jitter must be in 0..0.5");
   if (config_.balance_interval_ticks < 1)
     throw Error("the balance interval must be at least one tick");
-  if (!config_.trace_dir.empty()) std::filesystem::create_directories(config_.trace_dir);
+  if (!config_.trace_dir.empty()) make_directory(config_.trace_dir, "--trace-dir");
+  if (!config_.cgroups.empty() || config_.autogroup) {
+    groups_ = std::make_unique<reference::TaskGroups>(config_.params.ncpus);
+    cgroup_placement_ = std::make_unique<CgroupPlacement>(config_.cgroups, config_.autogroup);
+  }
   for (int c = 0; c < config_.params.ncpus; ++c) {
-    auto cpu =
-        std::make_unique<Cpu>(make_cpu_runqueue(config_.policy, config_.arith, config_.params));
+    auto cpu = std::make_unique<Cpu>(
+        groups_ ? make_group_cpu_runqueue(
+                      config_.policy, config_.arith, config_.params, *groups_, c,
+                      [this](TaskId id) { return task_group_.at(static_cast<size_t>(id - 1)); })
+                : make_cpu_runqueue(config_.policy, config_.arith, config_.params));
     if (!config_.trace_dir.empty()) {
       const std::string path = config_.trace_dir + "/cpu" + std::to_string(c) + ".jsonl";
       cpu->trace_out = std::make_unique<std::ofstream>(path);
@@ -53,18 +60,31 @@ Task& Machine::add_task(const TaskAttrs& attrs, int c) {
   if (attrs.timer_slack_ns < 0) throw Error("task " + attrs.name + ": timer slack must be >= 0");
   t->id = static_cast<int64_t>(tasks_.size() + 1);
   t->cpu = c % ncpus();
+  if (groups_) {
+    const int64_t g = cgroup_placement_->place(attrs.workload, *groups_);
+    task_group_.push_back(g);
+    if (const auto ln = cgroup_placement_->latency_nice(g, *groups_); ln && attrs.latency_nice == 0)
+      t->attrs.latency_nice = *ln;
+  }
   tasks_.push_back(std::move(t));  // known before its creation is traced, with its name
   Task& added = *tasks_.back();
+  const TaskAttrs& a = added.attrs;
   try {
-    apply(cpu(added.cpu), {OpKind::Create, added.id, nice_to_weight(attrs.nice),
-                           creation_slice(config_.policy, attrs, config_.params)});
+    apply(cpu(added.cpu), {OpKind::Create, added.id, nice_to_weight(a.nice),
+                           creation_slice(config_.policy, a, config_.params)});
   } catch (...) {
     tasks_.pop_back();
+    if (groups_) task_group_.pop_back();
     throw;
   }
-  if (runqueue_takes_latency_nice(config_.policy, attrs))
-    cpu(added.cpu).rq->set_latency_nice(added.id, attrs.latency_nice);
+  if (runqueue_takes_latency_nice(config_.policy, a))
+    cpu(added.cpu).rq->set_latency_nice(added.id, a.latency_nice);
   return added;
+}
+
+std::string Machine::group_path(const Task& t) const {
+  if (!groups_) return "/";
+  return groups_->group(task_group_.at(static_cast<size_t>(t.id - 1))).path;
 }
 
 void Machine::apply(Cpu& c, const Op& op) {
@@ -532,6 +552,7 @@ MachineStats Machine::run(Workload& w, int64_t limit_ns) {
   if (limit_ns <= 0) throw Error("the simulated time must be positive");
   workload_ = &w;
   w.start(*this);
+  if (cgroup_placement_) cgroup_placement_->check_used();
   flush_pending();
   int64_t window_start_ns = now_;
   while (!stopped_ && !agenda_.empty() && agenda_.top().time < limit_ns) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "reference/task_groups.h"
+#include "sim/cgroups.h"
 #include "sim/cpu.h"
 #include "sim/event_queue.h"
 #include "sim/placement.h"
@@ -60,6 +62,9 @@ struct MachineConfig {
   double jitter = 0;  // 0..0.5: each burst scaled by U[1 - jitter, 1 + jitter] (seeded)
   uint64_t seed = 1;
   std::string trace_dir;  // non-empty: one trace per CPU, DIR/cpu<N>.jsonl
+  // Task groups (SPEC.md §10, sim/cgroups.h): with any, every CPU runs a hierarchy.
+  std::vector<CgroupSpec> cgroups;
+  bool autogroup = false;
 };
 
 struct MachineStats {
@@ -110,6 +115,10 @@ class Machine {
   int ncpus() const { return static_cast<int>(cpus_.size()); }
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
   const Params& params() const { return config_.params; }
+  /// The task groups of a run with --cgroup or --autogroup (nullptr without), and the path of
+  /// task t's group ("/": the root).
+  const reference::TaskGroups* task_groups() const { return groups_.get(); }
+  std::string group_path(const Task& t) const;
   /// CPU c's runqueue, for observers (sim/demo_probe.h) and reports.
   CpuRunqueue& runqueue(int c) { return rq(c); }
   /// Hands every CPU's events from now on to sink as trace events, each with its CPU: the
@@ -151,6 +160,9 @@ class Machine {
   void arm(int c);
 
   MachineConfig config_;
+  std::unique_ptr<reference::TaskGroups> groups_;  // with task groups only
+  std::unique_ptr<CgroupPlacement> cgroup_placement_;
+  std::vector<int64_t> task_group_;  // per task (id − 1): its group
   std::vector<std::unique_ptr<Cpu>> cpus_;
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<bool> pending_;  // a CPU to re-pick once the current event is handled

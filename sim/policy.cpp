@@ -3,6 +3,7 @@
 #include "cfs/runqueue.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
+#include "sim/group_runqueue.h"
 #include "sim/name_table.h"
 #include "spec/error.h"
 #include "spec/weights.h"
@@ -45,6 +46,19 @@ std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, Arith arith, const Para
   if (arith == Arith::Exact)
     return std::make_unique<CpuRunqueueAdapter<reference::Runqueue>>(params);
   return std::make_unique<CpuRunqueueAdapter<optimized::Runqueue>>(params);
+}
+
+std::unique_ptr<CpuRunqueue> make_group_cpu_runqueue(Policy p, Arith arith, const Params& params,
+                                                     reference::TaskGroups& groups, int cpu,
+                                                     std::function<int64_t(TaskId)> group_of) {
+  if (is_cfs(p))
+    throw Error("policy " + std::string(policy_name(p)) +
+                " has no task groups in the simulator: use an EEVDF policy with --cgroup");
+  if (arith == Arith::Exact)
+    return std::make_unique<GroupRunqueue<reference::Runqueue>>(params, groups, cpu,
+                                                                std::move(group_of));
+  return std::make_unique<GroupRunqueue<optimized::Runqueue>>(params, groups, cpu,
+                                                              std::move(group_of));
 }
 
 bool runqueue_takes_latency_nice(Policy p, const TaskAttrs& attrs) {

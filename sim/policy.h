@@ -13,11 +13,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "reference/task_groups.h"
 #include "sim/cpu_runqueue.h"
 #include "sim/task.h"
 #include "spec/arith.h"
@@ -42,6 +44,12 @@ bool is_cfs(Policy p);
 /// migrate, so it suits one-CPU runs). Throws vlag::Error for a CFS policy in exact arithmetic
 /// (CFS has no exact model).
 std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, Arith arith, const Params& params);
+/// CPU `cpu`'s runqueue as a hierarchy of the machine's task groups (SPEC.md §10,
+/// sim/group_runqueue.h), in `arith` as above; throws vlag::Error for a CFS policy (the CFS
+/// runqueue has no task groups here).
+std::unique_ptr<CpuRunqueue> make_group_cpu_runqueue(Policy p, Arith arith, const Params& params,
+                                                     reference::TaskGroups& groups, int cpu,
+                                                     std::function<int64_t(TaskId)> group_of);
 
 /// The custom slice a task is created with (0: the base slice). An explicit slice_ns wins; under
 /// eevdf-latency-nice a non-zero latency_nice gives the SPEC.md §1.2 slice.

@@ -126,7 +126,8 @@ ScenarioResult run_scenario(const ScenarioConfig& c, trace::EventSink* events) {
                        Better::Lower});
   for (const auto& t : m.tasks())
     r.tasks.push_back({t->attrs.name, t->attrs.workload, t->cpu, t->attrs.nice, t->attrs.slice_ns,
-                       t->attrs.latency_nice, t->runtime_ns, t->migrations, t->latency.histogram});
+                       t->attrs.latency_nice, t->runtime_ns, t->migrations, t->latency.histogram,
+                       m.group_path(*t)});
   return r;
 }
 

@@ -49,6 +49,7 @@ struct TaskSummary {
   int64_t runtime_ns = 0;
   int64_t migrations = 0;
   LatencyHistogram latency;
+  std::string group = "/";  // its task group's path (SPEC.md §10)
 };
 
 struct ScenarioResult {

@@ -282,6 +282,22 @@ std::vector<ScenarioKey> make_registry() {
       c.workload_settings.push_back(parse_workload_settings(g));
   };
   keys.push_back(std::move(settings));
+  ScenarioKey cgroup =
+      key("cgroup",
+          "A task group (SPEC.md §10), PATH:weight=N[,latency_nice=N][,tasks=N][,workload=NAME]: "
+          "cpu.weight 1..10000 (100: nice 0's 1024); the next N tasks created, or every task of "
+          "the workload, join it; repeatable",
+          KeyType::PerWorkload, kSimOnly);  // no get: a config keeps them parsed
+  // Not a vlag compare key yet: compare joins a key's values by '/', which cgroup paths hold.
+  cgroup.set = [](ScenarioConfig& c, const KeyValue& v) {
+    for (const std::string& g : std::get<std::vector<std::string>>(v))
+      c.machine.cgroups.push_back(parse_cgroup_spec(g));
+  };
+  keys.push_back(std::move(cgroup));
+  keys.push_back(switch_key(
+      "autogroup", "--autogroup", true, kComparable,
+      "Each workload's tasks in an autogroup of their own (one session each, nice 0's weight)",
+      [](auto& c) -> auto& { return c.machine.autogroup; }));
 
   // vlag sim's alone: vlag compare sets the workload, the time and the seeds of its grid itself.
   keys.push_back(text(

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "sim/settings_list.h"
 #include "spec/error.h"
 
 namespace vlag::sim {
@@ -57,15 +58,7 @@ WorkloadSettings parse_workload_settings(const std::string& text) {
                 "latency_nice, timer_slack_us)");
   WorkloadSettings g;
   g.workload = text.substr(0, colon);
-  size_t pos = colon + 1;
-  while (pos <= text.size()) {
-    const size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos)
-      throw Error("--group " + g.workload + ": '" + item + "' is not key=value");
-    const std::string key = item.substr(0, eq);
-    const std::string value = item.substr(eq + 1);
+  for (const auto& [key, value] : split_settings(text, colon + 1, "--group " + g.workload)) {
     const std::string where = g.workload + " " + key;
     if (key == "nice") {
       g.nice = nice_value(value, where);
@@ -85,7 +78,6 @@ WorkloadSettings parse_workload_settings(const std::string& text) {
       throw Error("--group " + g.workload + ": unknown key '" + key +
                   "' (nice, slice_us, latency_nice, timer_slack_us)");
     }
-    pos = comma + 1;
   }
   return g;
 }

@@ -87,6 +87,31 @@ Preset linux_6_18() {
   return p;
 }
 
+namespace {
+
+// 6.18 and what the kernels after it changed (SPEC.md §5). Both newer presets take what the
+// development machines' 6.18.44 shows in its BTF and sched/debug (zero_vruntime,
+// sum_w_vruntime/sum_weight, se->max_slice, the vlag/vprot union) and the 6.19 yield, which stable
+// took (79104becf42b is in 6.12.63). Mainline adds the 7.1 reweight (101f3498b4bd: V-invariant
+// rescale of v, d and vprot) and the delayed entity's lag that may not decrease (059258b0d424).
+Preset after_linux_6_18(std::string_view name, bool mainline) {
+  Preset p = linux_6_18();
+  p.name = name;
+  p.clamp = LagClamp::MaxSlice;
+  p.reference_point = ReferencePoint::ZeroVruntime;
+  p.yield = YieldRule::Forfeit;
+  if (mainline) {
+    p.reweight = ReweightRule::Rescale;
+    p.delayed_lag = DelayedLag::NoDecrease;
+  }
+  return p;
+}
+
+}  // namespace
+
+Preset linux_6_18_y() { return after_linux_6_18("linux-6.18.y", false); }
+Preset linux_mainline() { return after_linux_6_18("linux-mainline", true); }
+
 Preset paper_1() { return paper(1); }
 Preset paper_2() { return paper(2); }
 Preset paper_3() { return paper(3); }
@@ -115,9 +140,11 @@ std::vector<std::string> preset_names() {
 std::string preset_help(PresetFamily family) {
   std::string out = "Preset (SPEC.md §5):";
   const std::vector<std::string> names = presets_of(family);
+  size_t width = 0;
+  for (const PresetRow& row : kPresets) width = std::max(width, row.name.size());
   for (const PresetRow& row : kPresets)
     if (std::find(names.begin(), names.end(), row.name) != names.end())
-      out += "\n  " + std::string(row.name) + std::string(12 - row.name.size(), ' ') +
+      out += "\n  " + std::string(row.name) + std::string(width + 2 - row.name.size(), ' ') +
              std::string(row.description);
   return out;
 }

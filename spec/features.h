@@ -30,8 +30,19 @@ std::string_view feature_name(Feature f);
 
 /// How a joining entity's saved lag is applied (SPEC.md §4.3 step 2).
 enum class JoinRule : uint8_t { Inflate, Paper };
-/// Clamp applied to a saved lag (SPEC.md §4.7).
-enum class LagClamp : uint8_t { None, TwiceSlice };
+/// Clamp applied to a saved lag (SPEC.md §4.7): none, ±vdelta(max(2r_i, TICK), w_i) (6.6–6.18),
+/// or ±vdelta(the largest slice in Q + TICK, w_i) (6e3c0a4e1ad1, in 6.18.y and mainline).
+enum class LagClamp : uint8_t { None, TwiceSlice, MaxSlice };
+/// The reference point v_0 of the sums in Linux arithmetic (SPEC.md §7.1): a monotone
+/// min_vruntime (6.6–6.18) or zero_vruntime, moved to V whenever V is computed for a placement, a
+/// saved lag or a tick (79f3f9bedd14, b3d99f43c72b; 6.18.y and mainline).
+enum class ReferencePoint : uint8_t { MinVruntime, ZeroVruntime };
+/// Yield (SPEC.md §4.11): the deadline moves a slice on (6.6–6.18), or an eligible yielder
+/// forfeits the rest of its request, v := d, then d += vslice (79104becf42b).
+enum class YieldRule : uint8_t { ExtendDeadline, Forfeit };
+/// The lag a delayed entity keeps (SPEC.md §4.9): V − v when it leaves (6.12–6.18.y), or never less
+/// than the lag it had when it was delayed (059258b0d424, mainline).
+enum class DelayedLag : uint8_t { AtLeave, NoDecrease };
 /// Slice protection generation (SPEC.md §4.5).
 enum class Protection : uint8_t { None, Stash, Vprot };
 /// Wakeup-preemption rule (SPEC.md §4.6).
@@ -53,6 +64,9 @@ struct Preset {
   WakeupRule wakeup = WakeupRule::ShortV2;
   ReweightRule reweight = ReweightRule::Place;
   TreeLayout tree = TreeLayout::DeadlineSorted;
+  ReferencePoint reference_point = ReferencePoint::MinVruntime;
+  YieldRule yield = YieldRule::ExtendDeadline;
+  DelayedLag delayed_lag = DelayedLag::AtLeave;
   int rejoin_strategy = 0;         // paper only: 1, 2 or 3 (TR §5); 0 for Linux presets
   int64_t base_slice_norm_ns = 0;  // normalized sysctl_sched_base_slice (one CPU)
 
@@ -62,6 +76,8 @@ struct Preset {
   bool paper() const { return rejoin_strategy != 0; }
 };
 
+Preset linux_mainline();
+Preset linux_6_18_y();
 Preset linux_6_18();
 Preset linux_6_12();
 Preset linux_6_6();
@@ -82,6 +98,12 @@ struct PresetRow {
 inline constexpr PresetRow kPresets[] = {
     {"linux-6.18", "", "Linux 6.17-6.18: vprot protection, PICK_BUDDY, reweight by placement",
      &linux_6_18},
+    {"linux-mainline", "",
+     "Linux mainline (7.1+): 6.18.y plus reweight rescaling v, d and vprot, delayed lag kept",
+     &linux_mainline},
+    {"linux-6.18.y", "",
+     "Linux 6.18.y stable (6.18.44): zero_vruntime, yield forfeits, max-slice lag clamp",
+     &linux_6_18_y},
     {"linux-6.12", "", "Linux 6.12: delayed dequeue, PREEMPT_SHORT, reweight rescales v and d",
      &linux_6_12},
     {"linux-6.6", "", "Linux 6.6: the first EEVDF, vruntime-sorted tree, reweight keeps v",
@@ -93,9 +115,10 @@ inline constexpr PresetRow kPresets[] = {
      &paper_3},
 };
 inline constexpr std::string_view kDefaultPreset = kPresets[0].name;
-/// The preset a real kernel's capture is read under (kernel/: its tick, base slice and the
-/// imported trace's features): the newest Linux of the table, whatever the default is.
-inline constexpr std::string_view kNewestLinuxPreset = "linux-6.18";
+/// The preset a real kernel's capture is read under when neither it nor the machine names an
+/// EEVDF kernel release (kernel/kernel_release.h chooses by release first): the newest Linux of
+/// the table, whatever the default is.
+inline constexpr std::string_view kNewestLinuxPreset = "linux-mainline";
 static_assert(
     [] {
       for (const PresetRow& row : kPresets)

@@ -30,6 +30,8 @@ const char* op_name(OpKind kind) {
       return "detach";
     case OpKind::Attach:
       return "attach";
+    case OpKind::PutPrev:
+      return "put_prev";
   }
   return "?";
 }
@@ -59,6 +61,7 @@ std::string to_string(const Op& op) {
     case OpKind::Enqueue:
     case OpKind::WakeupPreempt:
     case OpKind::Detach:
+    case OpKind::PutPrev:
       id();
       break;
     case OpKind::Attach:

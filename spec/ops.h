@@ -32,6 +32,7 @@ enum class OpKind : uint8_t {
   WakeupPreempt,  // §4.6: se = the wakee
   Detach,         // §4.13: se leaves for another runqueue, taking a Migrant (spec/migrant.h)
   Attach,         // §4.13: se arrives from another runqueue; a = weight, b = slice (0: base)
+  PutPrev,        // §10.2 put_prev_entity: se, the running entity, returns to the tree
 };
 
 inline constexpr uint32_t kDequeueSleep = 1;

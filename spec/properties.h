@@ -1,4 +1,4 @@
-// The property registry: one row per ID of SPEC.md §6, §6.1, §6.2 and §8.5 — its section, its
+// The property registry: one row per ID of SPEC.md §6, §6.1, §6.2, §8.5 and §10.5 — its section, its
 // kind, where it is promised (a function of the preset and of the situation it is judged in),
 // and which parts of vlag judge it: the reference's invariants, `vlag check` on exact and on
 // Linux-arithmetic traces, `vlag kernel`, and `vlag prove` (symbolic form, k-induction, the
@@ -40,6 +40,10 @@ inline constexpr char kThmPairFair[] = "THM-PAIR-FAIR";
 inline constexpr char kThmWakeupLatency[] = "THM-WAKEUP-LATENCY";
 inline constexpr char kThmShare[] = "THM-SHARE";
 inline constexpr char kFigStarvation[] = "FIG-STARVATION";
+// SPEC.md §10.5: a hierarchy of runqueues (task groups).
+inline constexpr char kInvGroupQueued[] = "INV-GROUP-QUEUED";
+inline constexpr char kInvGroupShares[] = "INV-GROUP-SHARES";
+inline constexpr char kThmGroupShare[] = "THM-GROUP-SHARE";
 // SPEC.md §6.1: one sched debug snapshot.
 inline constexpr char kSnapAvgVruntime[] = "SNAP-AVG-VRUNTIME";
 inline constexpr char kSnapEligible[] = "SNAP-ELIGIBLE";
@@ -109,7 +113,7 @@ struct Judges {
 
 struct Property {
   const char* id = nullptr;
-  const char* section = "6";  // of SPEC.md: "6", "6.1", "6.2", "8.5"
+  const char* section = "6";  // of SPEC.md: "6", "6.1", "6.2", "8.5", "10.5"
   PropertyKind kind = PropertyKind::StateInvariant;
   /// Whether a preset promises it in a situation; nullptr where presets do not apply (the real
   /// kernel, the CFS policies, a figure: see `note`).
@@ -137,7 +141,7 @@ inline bool reweight(const Preset& p, const Situation& s) {
          !(p.reweight == ReweightRule::Place && (s.entity_is_curr || !p.has(Feature::PLACE_LAG)));
 }
 inline bool lag_clamp(const Preset& p, const Situation& s) {
-  return p.clamp == LagClamp::TwiceSlice || s.only_delay_zero;
+  return p.clamp != LagClamp::None || s.only_delay_zero;
 }
 inline bool deadline(const Preset&, const Situation& s) { return !s.request_rescaled; }
 inline bool delay(const Preset& p, const Situation&) { return p.has(Feature::DELAY_DEQUEUE); }
@@ -273,6 +277,19 @@ inline constexpr Property kProperties[] = {
      .judged = registry::kKernel},
     {.id = ids::kFigStarvation, .kind = PropertyKind::Figure, .note = "a figure, never a verdict",
      .judged = {.checker = CheckerRole::AsFigure, .linux64 = true}},
+    // SPEC.md §10.5: a hierarchy of runqueues, judged on the reference's hierarchy.
+    {.id = ids::kInvGroupQueued, .section = "10.5", .promise = registry::everywhere,
+     .note = "every group entity of a hierarchy (reference/hierarchy.h)",
+     .judged = {.reference = true}},
+    {.id = ids::kInvGroupShares, .section = "10.5", .kind = PropertyKind::StepInvariant,
+     .promise = registry::everywhere,
+     .note = "the group entities an operation updated, instantaneous form (10.3)",
+     .judged = {.reference = true}},
+    {.id = ids::kThmGroupShare, .section = "10.5", .kind = PropertyKind::Theorem,
+     .promise = registry::everywhere,
+     .note = "CPU-bound tasks from t = 0 on one CPU, within (levels + 1) THM-SHARE bounds; "
+             "tested on the reference and on `vlag sim`",
+     .judged = {.reference = true}},
     // SPEC.md §6.1: one kernel sched debug snapshot; §6.2: a kernel trace.
     registry::snapshot_check(ids::kSnapAvgVruntime),
     registry::snapshot_check(ids::kSnapEligible),

@@ -47,8 +47,14 @@ enum class Reason : uint8_t {
   LateTick,              // a run went on past its request by more than a tick (the tick came
                          // late, as when a VM's vCPU stalls, or the kernel could not preempt)
   NotRunnable,           // nothing of the kind happened (no wait, no partner)
+  Reconstruction,        // a trace rebuilt from kernel tracepoints (`vlag kernel import`): its
+                         // vruntimes, deadlines and lags are the model's, not the kernel's
+  NotPromised,           // the preset does not promise the property in that situation: its
+                         // failure is the documented behaviour (SPEC.md §6)
+  SearchUnfinished,      // `vlag prove` stopped before an answer (timeout, interrupt, the solver
+                         // gave up)
 };
-inline constexpr size_t kReasonCount = 13;
+inline constexpr size_t kReasonCount = 16;
 
 constexpr std::string_view reason_name(Reason r) {
   switch (r) {
@@ -78,6 +84,12 @@ constexpr std::string_view reason_name(Reason r) {
       return "late tick";
     case Reason::NotRunnable:
       return "nothing to judge";
+    case Reason::Reconstruction:
+      return "kernel reconstruction";
+    case Reason::NotPromised:
+      return "not promised";
+    case Reason::SearchUnfinished:
+      return "search unfinished";
   }
   return "?";
 }

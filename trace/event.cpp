@@ -39,6 +39,7 @@ constexpr EventRow kEvents[] = {
     {EventKind::Attach, "attach", OpKind::Attach, 0, Field::Weight, Field::Slice},
     {EventKind::Entity, "entity", std::nullopt},
     {EventKind::Runqueue, "runqueue", std::nullopt},
+    {EventKind::Put, "put", OpKind::PutPrev},
 };
 
 constexpr bool in_kind_order() {

@@ -41,6 +41,10 @@ struct Header {
   /// their s64 readings. Traces without the field are exact: the reference's, and every older
   /// trace's.
   Arith arith = Arith::Exact;
+  /// The trace was rebuilt from a real kernel's tracepoints (`vlag kernel import`): who ran when
+  /// is the kernel's, every vruntime, deadline and lag the checker derives is its own rebuild
+  /// (spec/TRACE.md §2), so the decision and state checks on it are inconclusive when they fail.
+  bool kernel_reconstruction = false;
 };
 
 enum class EventKind : uint8_t {
@@ -61,6 +65,7 @@ enum class EventKind : uint8_t {
   Attach,    // §4.13: entity joined from another CPU's runqueue: weight, slice, its saved lag
   Entity,    // the full state of one entity at the start of a window
   Runqueue,  // v2: a runqueue declared: its cpu, task group, and owning group entity (se, parent)
+  Put,       // v2: put_prev_entity: the running entity returns to the tree, nothing runs here
 };
 
 std::string_view event_name(EventKind kind);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "json/writer.h"
@@ -25,11 +26,12 @@ struct Cpu {
 struct Task {
   int64_t weight = 0;
   int64_t slice = 0;
+  std::string name;  // the trace's `name` (comm); empty: none
 };
 
 class Exporter {
  public:
-  explicit Exporter(std::ostream& out) : out_(out) {}
+  Exporter(std::ostream& out, const PerfettoMarks& marks) : out_(out), marks_(marks) {}
 
   // The events stream between "traceEvents":[ and the closing ]}, which end() writes.
   void begin(const Header& h) {
@@ -42,7 +44,7 @@ class Exporter {
          << '[';
   }
 
-  void event(const Event& e) {
+  void event(const Event& e, int64_t line) {
     ++counts_.events;
     Cpu& c = cpu(e.cpu);
     learn(e);
@@ -59,12 +61,16 @@ class Exporter {
     if (e.kind != EventKind::Pick && e.kind != EventKind::Run && e.kind != EventKind::Entity)
       instant(e);
     sample(e);
+    mark(line, e.t, e.cpu);
     if ((e.kind == EventKind::Exit || e.kind == EventKind::Detach) && e.task) tasks_.erase(*e.task);
     last_t_ = e.t;
   }
 
   PerfettoCounts end() {
     for (auto& [id, c] : cpus_) close(id, c, last_t_);
+    // Marks on no event's line (the header's, or beyond the trace): global instants at its end.
+    for (const auto& [line, m] : marks_)
+      if (!marked_.count(line)) emit_mark(m, last_t_, std::nullopt);
     out_ << "]}\n";
     return counts_;
   }
@@ -102,11 +108,35 @@ class Exporter {
     return it->second;
   }
 
-  // Weight and slice as the trace last gave them: the event's own fields, then its state.
+  // The marks of the event at `line`, on its CPU's track.
+  void mark(int64_t line, int64_t t, int cpu) {
+    const auto [from, to] = marks_.equal_range(line);
+    if (from == to) return;
+    marked_.insert(line);
+    for (auto it = from; it != to; ++it) emit_mark(it->second, t, cpu);
+  }
+
+  void emit_mark(const PerfettoMark& m, int64_t t, std::optional<int> cpu) {
+    ++counts_.marks;
+    json::Object event;
+    event.str("ph", "i").str("s", cpu ? "t" : "g").str("name", m.name).str("cat", m.category);
+    if (cpu) event.num("pid", pid_of(*cpu)).num("tid", pid_of(*cpu));
+    emit(event.raw("ts", micros(t)).object("args", m.args));
+  }
+
+  // "hog-a:3", or "task 3" where the trace names no task.
+  std::string label(TaskId id) const {
+    const auto it = tasks_.find(id);
+    return it == tasks_.end() || it->second.name.empty()
+               ? fmt::format("task {}", id)
+               : fmt::format("{}:{}", it->second.name, id);
+  }
+
+  // Weight, slice and name as the trace last gave them: the event's own fields, then its state.
   void learn(const Event& e) {
     if (!e.task) return;
     Task& t = tasks_[*e.task];
-    if (e.kind == EventKind::New || e.kind == EventKind::Attach) t = {e.weight, e.slice};
+    if (e.kind == EventKind::New || e.kind == EventKind::Attach) t = {e.weight, e.slice, e.name};
     if (e.kind == EventKind::Reweight) t.weight = e.weight;
     if (e.kind == EventKind::Slice) t.slice = e.slice;
     if (e.state.weight) t.weight = *e.state.weight;
@@ -124,7 +154,7 @@ class Exporter {
     emit(
         json::Object()
             .str("ph", "X")
-            .str("name", fmt::format("task {}", task))
+            .str("name", label(task))
             .str("cat", "run")
             .num("pid", pid_of(id))
             .num("tid", pid_of(id))
@@ -139,7 +169,7 @@ class Exporter {
     std::string name(event_name(e.kind));
     json::Object args;
     if (e.task) {
-      name += fmt::format(" {}", *e.task);
+      name += " " + label(*e.task);
       args.num("task", *e.task);
     }
     if (e.kind == EventKind::Preempt)
@@ -170,7 +200,7 @@ class Exporter {
     const int64_t w = e.task ? tasks_[*e.task].weight : 0;
     if (e.state.vlag && w > 0) {
       const Exact lag = *e.state.vlag * static_cast<long>(w) / static_cast<long>(kNice0Weight);
-      counter(e, fmt::format("lag task {} (ns)", *e.task), lag.get_d());
+      counter(e, fmt::format("lag {} (ns)", label(*e.task)), lag.get_d());
     }
   }
 
@@ -186,6 +216,8 @@ class Exporter {
   }
 
   std::ostream& out_;
+  const PerfettoMarks& marks_;
+  std::set<int64_t> marked_;  // the lines whose marks were written at their event
   bool first_ = true;
   int64_t last_t_ = 0;
   std::map<int, Cpu> cpus_;
@@ -200,10 +232,10 @@ std::string micros(int64_t ns) {
   return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", mag / 1000, mag % 1000);
 }
 
-PerfettoCounts export_perfetto(Reader& reader, std::ostream& out) {
-  Exporter x(out);
+PerfettoCounts export_perfetto(Reader& reader, std::ostream& out, const PerfettoMarks& marks) {
+  Exporter x(out, marks);
   x.begin(reader.header());
-  while (const std::optional<Event> e = reader.next()) x.event(*e);
+  while (const std::optional<Event> e = reader.next()) x.event(*e, reader.line());
   return x.end();
 }
 

@@ -1,6 +1,7 @@
 #include "trace/reader.h"
 
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <cstring>
 
 #include "spec/cfs_policy.h"
@@ -27,6 +28,7 @@ Needs needs(EventKind k) {
     case EventKind::Dequeue:
     case EventKind::Detach:
     case EventKind::Entity:
+    case EventKind::Put:
       return {.entity = true};
     case EventKind::Run:
       return {.delta = true};
@@ -55,11 +57,46 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool integer_token(std::string_view s) {
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// "01", "-007": a leading zero, which JSON does not allow.
+bool leading_zero(std::string_view s) {
   if (!s.empty() && s.front() == '-') s.remove_prefix(1);
-  if (s.empty()) return false;
+  return s.size() > 1 && s[0] == '0' && digit(s[1]);
+}
+
+// A number as RFC 8259 §6 writes it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? — no leading
+// zero, no lone sign or point. simdjson's on-demand API reads "01" and "1." without a word.
+bool json_number(std::string_view s) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && digit(s[i])) ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+// A JSON number that is an integer: no fraction, no exponent.
+bool integer_token(std::string_view s) {
+  if (!json_number(s)) return false;
   for (char c : s)
-    if (c < '0' || c > '9') return false;
+    if (c == '.' || c == 'e' || c == 'E') return false;
   return true;
 }
 
@@ -75,9 +112,11 @@ class FieldReader {
   int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
     const std::string_view tok = trim(v_.raw_json_token());
     int64_t x = 0;
-    if (!parse_s64(tok, x)) {
+    if (leading_zero(tok) || !parse_s64(tok, x)) {
       if (!integer_token(tok))
-        bad(Fault::Malformed, "expected an integer, got " + std::string(tok));
+        bad(Fault::Malformed, (json_number(tok) || !leading_zero(tok) ? "expected an integer, got "
+                                                                      : "not a JSON number: ") +
+                                  std::string(tok));
       bad(Fault::Range, "number " + std::string(tok) + " does not fit in 64 bits");
     }
     if (x < lo || x > hi)
@@ -90,7 +129,7 @@ class FieldReader {
   void exact(OptionalExact& into) {
     // An integer of 64 bits, the most frequent exact number, without asking for its type.
     const std::string_view raw = trim(v_.raw_json_token());
-    if (int64_t small = 0; parse_s64(raw, small)) {
+    if (int64_t small = 0; !leading_zero(raw) && parse_s64(raw, small)) {
       into.emplace() = static_cast<long>(small);
       return;
     }
@@ -106,6 +145,7 @@ class FieldReader {
     if (type != od::json_type::number)
       bad(Fault::Malformed, "expected an integer or a \"p/q\" string");
     const std::string_view tok = trim(v_.raw_json_token());
+    if (!json_number(tok)) bad(Fault::Malformed, "not a JSON number: " + std::string(tok));
     if (!parse_exact_into(tok, into.emplace()))
       bad(Fault::Malformed, "expected an exact number, got " + std::string(trim(tok)));
   }
@@ -153,9 +193,91 @@ bool plain_key(simdjson::simdjson_result<od::field>& f, std::string_view& key) {
   }
 }
 
-// Calls visit(key, reader of its value) for each field of a line's object.
+// Reads every part of a value no field reader asked for, so that a line is valid JSON as a
+// whole (on demand, simdjson checks only what is read): numbers by RFC 8259's grammar, strings
+// and their escapes, the literals, and objects without a key given twice, at any depth.
+void validate(const Reader& r, od::value v, std::string_view field, int depth = 0);
+
+// The keys of one object so far: a key given twice is an error, as the reader would otherwise
+// keep one of the two values without a word.
+class KeySet {
+ public:
+  void add(const Reader& r, std::string_view key, std::string_view field) {
+    for (const std::string_view k : keys_)
+      if (k == key)
+        fail_at(r, Fault::Malformed, std::string(field.empty() ? key : field),
+                "duplicate key \"" + std::string(key) + "\" (a JSON object names a key once)");
+    keys_.push_back(key);
+  }
+
+ private:
+  boost::container::small_vector<std::string_view, 24> keys_;
+};
+
+void validate(const Reader& r, od::value v, std::string_view field, int depth) {
+  const auto bad = [&](const std::string& what) {
+    fail_at(r, Fault::Malformed, std::string(field), what);
+  };
+  if (depth > 64) bad("nested more than 64 deep");
+  od::json_type type;
+  if (v.type().get(type)) bad("unreadable value (is the line valid JSON?)");
+  switch (type) {
+    case od::json_type::number: {
+      const std::string_view tok = trim(v.raw_json_token());
+      if (!json_number(tok)) bad("not a JSON number: " + std::string(tok));
+      return;
+    }
+    case od::json_type::string: {
+      std::string_view s;
+      if (v.get_string().get(s)) bad("not a JSON string (a bad escape or a control character)");
+      return;
+    }
+    case od::json_type::boolean: {
+      bool b = false;
+      if (v.get_bool().get(b)) bad("not a JSON literal: " + std::string(trim(v.raw_json_token())));
+      return;
+    }
+    case od::json_type::null: {
+      bool null = false;
+      if (v.is_null().get(null) || !null)
+        bad("not a JSON literal: " + std::string(trim(v.raw_json_token())));
+      return;
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (v.get_array().get(a)) bad("unreadable array (is the line valid JSON?)");
+      for (auto item : a) {
+        od::value x;
+        if (item.get(x)) bad("unreadable array element (is the line valid JSON?)");
+        validate(r, x, field, depth + 1);
+      }
+      return;
+    }
+    case od::json_type::object: {
+      od::object o;
+      if (v.get_object().get(o)) bad("unreadable object (is the line valid JSON?)");
+      KeySet keys;
+      for (auto f : o) {
+        std::string_view key;
+        od::value x;
+        if (f.unescaped_key().get(key) || f.value().get(x))
+          bad("unreadable field (is the line valid JSON?)");
+        keys.add(r, key, field);
+        validate(r, x, field, depth + 1);
+      }
+      return;
+    }
+    default:
+      bad("unreadable value (is the line valid JSON?)");
+  }
+}
+
+// Calls visit(key, reader of its value) for each field of a line's object; visit returns
+// whether it read the value, and one it did not read (an unknown field, which versions to come
+// may add) is still validated.
 template <class Visit>
 void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
+  KeySet keys;
   for (auto f : obj) {
     std::string_view key;
     od::value v;
@@ -163,8 +285,9 @@ void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
       fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
     if (f.value().get(v))
       fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
+    keys.add(r, key, "");
     FieldReader fr(r, v, key);
-    visit(key, fr);
+    if (!visit(key, fr)) validate(r, v, key);
   }
 }
 
@@ -238,8 +361,8 @@ Key key_of(std::string_view k) {
 }
 // clang-format on
 
-// The fields version 2 adds (spec/TRACE.md §3, §4, §8).
-void read_v2_field(Event& e, Key k, FieldReader& fr) {
+// The fields version 2 adds (spec/TRACE.md §3, §4, §8); false for a field it does not know.
+bool read_v2_field(Event& e, Key k, FieldReader& fr) {
   switch (k) {
     case Key::rq:
       e.rq = fr.integer();
@@ -270,8 +393,9 @@ void read_v2_field(Event& e, Key k, FieldReader& fr) {
       fr.exact(e.kernel.sum_wv);
       break;
     default:
-      break;
+      return false;
   }
+  return true;
 }
 
 // What a v2 line's fields must say together.
@@ -315,7 +439,9 @@ const char* fault_name(Fault f) {
 }
 
 Reader::Reader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
-  if (!read_line()) fail(Fault::Malformed, "", "empty trace: the header line is missing");
+  if (!read_line())
+    throw InputError(Fault::Malformed, name_, std::max<int64_t>(line_, 1), "",
+                     "empty input: the header line is missing");
   parse_header();
 }
 
@@ -434,11 +560,16 @@ void Reader::parse_header() {
       header_.window = fr.boolean();
     } else if (k == "cpu") {
       cpu = static_cast<int>(fr.integer(0, 4095));
+    } else if (k == "kernel_reconstruction") {
+      header_.kernel_reconstruction = fr.boolean();
     } else if (k == "arith") {
       const auto a = arith_by_name(fr.string());
       if (!a) fail(Fault::Malformed, k, "expected \"exact\" or \"linux64\"");
       header_.arith = *a;
+    } else {
+      return false;
     }
+    return true;
   });
   if (!format_ok) fail(Fault::Malformed, "format", "missing: the first line must be the header");
   if (!version_ok) fail(Fault::Malformed, "version", "missing");
@@ -494,7 +625,7 @@ void Reader::parse_event(Event& e) {
       case Key::ev: {
         const std::string_view name = fr.string();
         const auto kind = event_kind(name);
-        if (!kind || (!v2 && *kind == EventKind::Runqueue))
+        if (!kind || (!v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
           fail(Fault::UnknownEvent, std::string(k),
                "unknown event \"" + std::string(name) + "\"" +
                    (kind ? " (a version 2 event in a version 1 trace)" : ""));
@@ -571,9 +702,9 @@ void Reader::parse_event(Event& e) {
         e.nr_queued = fr.integer(0);
         break;
       default:
-        if (v2) read_v2_field(e, key, fr);
-        break;
+        return v2 && read_v2_field(e, key, fr);
     }
+    return true;
   });
   if (trim(text_).back() != '}')
     fail(Fault::Malformed, "", "trailing characters after the JSON object");

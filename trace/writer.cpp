@@ -36,6 +36,7 @@ std::string header_line(const Header& h) {
   if (h.window) o.boolean("window", true);
   if (h.cpu) o.num("cpu", *h.cpu);
   if (h.arith != Arith::Exact) o.str("arith", arith_name(h.arith));
+  if (h.kernel_reconstruction) o.boolean("kernel_reconstruction", true);
   return o.text();
 }
 

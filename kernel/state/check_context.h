@@ -16,14 +16,16 @@
 namespace vlag::kernel::state {
 
 /// The kernel's parameters for the checks: HZ, the base slice and the feature flags of the
-/// capture, as a linux-6.18 preset with the capture's flags.
+/// capture, on the preset of the capture's kernel release (kernel/kernel_release.h) with the
+/// capture's flags.
 struct KernelSetup {
   bool known = false;  // the capture carries the parameters
   int hz = 0;
   uint64_t base_slice_ns = 0;
   bool lag_clamp_max_slice = false;  // entity_lag() clamps to the largest slice + TICK
   Params params;
-  std::string unknown_why;  // why they are not known
+  std::string preset_source;  // why params.preset is the one it is
+  std::string unknown_why;    // why they are not known
 
   explicit KernelSetup(const std::optional<bpf::KernelParameters>& kernel);
   bool has(Feature f) const { return known && params.preset.has(f); }

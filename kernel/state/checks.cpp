@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernel/kernel_release.h"
 #include "kernel/state/check_context.h"
 #include "spec/properties.h"
 
@@ -28,7 +29,11 @@ KernelSetup::KernelSetup(const std::optional<bpf::KernelParameters>& kernel) {
     unknown_why = "the capture does not know the kernel's HZ";
     return;
   }
-  Preset preset = linux_6_18();
+  const std::optional<std::string> release =
+      kernel->release.empty() ? std::nullopt : std::optional(kernel->release);
+  const KernelPreset chosen = kernel_preset(release, "the capture");
+  Preset preset = preset_by_name(chosen.name);
+  preset_source = chosen.source;
   for (const auto& f : kernel->features)
     for (size_t i = 0; i < kFeatureCount; ++i)
       if (feature_name(static_cast<Feature>(i)) == f.name)
@@ -140,6 +145,14 @@ StateReport check_state_capture(const StateCapture& capture) {
         "inconclusive");
   StateModel model(capture.facts, capture.kernel);
   CheckContext c{kernel, model, report};
+  std::optional<DecisionReplay> replay;
+  if (kernel.known) {
+    Params params = kernel.params;
+    params.base_slice_override_ns = static_cast<int64_t>(kernel.base_slice_ns);
+    replay.emplace(params, capture.kernel->layout.vprot, kernel.lag_clamp_max_slice);
+  } else {
+    report.replay_unavailable = kernel.unknown_why;
+  }
   for (size_t i = 0; i < capture.records.size(); ++i) {
     const bpf::StateRecord& r = capture.records[i];
     model.begin(r, i);
@@ -153,9 +166,11 @@ StateReport check_state_capture(const StateCapture& capture) {
       judge_placement(c, r);
     if (r.kind == bpf::RecordKind::Runtime) judge_replay(c, r);
     judge_deadlines(c, r);
+    if (replay) replay->feed(r, i, model);
     model.apply(r, i);
   }
   report.figures.gaps = model.gaps();
+  if (replay) report.replay = std::move(replay->result());
   return report;
 }
 

@@ -3,8 +3,9 @@
 // in the kernel's own arithmetic (kernel/state/arith.h), with the model of kernel/state/model.h
 // saying where the capture cannot show enough (inconclusive, with the reason). One tally per ID
 // of spec/properties.h, the figures the IDs do not turn into verdicts (the bits the 64-bit sums
-// use, how often the model's replay of a run delta matched the kernel's), and a witness for each
-// violation.
+// use, how often the model's replay of a run delta matched the kernel's), a witness for each
+// violation, and the capture replayed through the model decision by decision
+// (kernel/state/replay.h).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "kernel/state/capture_file.h"
+#include "kernel/state/replay.h"
 #include "kernel/state/verdict.h"
 
 namespace vlag::kernel::state {
@@ -62,6 +64,8 @@ struct StateReport {
   std::string source;
   std::vector<std::pair<const char*, Tally>> tallies;  // by ID, in the report's order
   Figures figures;
+  ReplayResult replay;             // the capture replayed through the model, decision by decision
+  std::string replay_unavailable;  // why there is no replay ("" when there is)
   std::vector<std::string> notes;  // what the capture lacks as a whole (parameters, losses)
 
   Tally& tally(const char* id);

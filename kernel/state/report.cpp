@@ -42,6 +42,78 @@ json::Object reasons_json(const std::map<std::string, uint64_t>& counts) {
   return o;
 }
 
+// The replay through the model (kernel/state/replay.h): decisions per kind, the reasons some
+// were not judged, the first differences in full.
+std::string replay_text(const StateReport& report) {
+  if (!report.replay_unavailable.empty())
+    return "\nreplay through the model: none (" + report.replay_unavailable + ")\n";
+  const ReplayResult& r = report.replay;
+  std::string out = fmt::format(
+      "\nreplay through the model ({}, Linux integer arithmetic), decision by decision: {} "
+      "cfs_rq{} replayed (seeded {} time{}), {} not (holding group entities)\n",
+      r.preset, r.cfs_rqs_replayed, r.cfs_rqs_replayed == 1 ? "" : "s", r.seeds,
+      r.seeds == 1 ? "" : "s", r.cfs_rqs_with_groups);
+  out += fmt::format(" {:<16} {:>9} {:>9} {:>9} {:>11}\n", "decision", "compared", "agreed",
+                     "differed", "not judged");
+  for (size_t k = 0; k < kDecisionKinds; ++k) {
+    const DecisionTally& t = r.kinds[k];
+    out += fmt::format(" {:<16} {:>9} {:>9} {:>9} {:>11}\n",
+                       decision_name(static_cast<DecisionKind>(k)), t.compared(), t.agreed,
+                       t.differed, t.not_judged_total());
+  }
+  std::string why;
+  for (size_t k = 0; k < kDecisionKinds; ++k)
+    for (const auto& [reason, n] : r.kinds[k].not_judged)
+      why += fmt::format("  {} not judged: {} ({})\n", decision_name(static_cast<DecisionKind>(k)),
+                         reason, n);
+  if (!why.empty()) out += "why not judged:\n" + why;
+  if (!r.differences.empty()) {
+    out += fmt::format("first differences ({} of {}):\n", r.differences.size(), r.differed());
+    for (const auto& d : r.differences) out += "  " + d.text() + "\n";
+  }
+  return out;
+}
+
+json::Object replay_json(const StateReport& report) {
+  const ReplayResult& r = report.replay;
+  json::Object kinds;
+  for (size_t k = 0; k < kDecisionKinds; ++k) {
+    const DecisionTally& t = r.kinds[k];
+    kinds.object(decision_name(static_cast<DecisionKind>(k)),
+                 json::Object()
+                     .num("compared", static_cast<int64_t>(t.compared()))
+                     .num("agreed", static_cast<int64_t>(t.agreed))
+                     .num("differed", static_cast<int64_t>(t.differed))
+                     .num("not_judged", static_cast<int64_t>(t.not_judged_total()))
+                     .object("not_judged_reasons", reasons_json(t.not_judged)));
+  }
+  json::Array differences;
+  for (const auto& d : r.differences)
+    differences.add(json::Object()
+                        .str("decision", decision_name(d.kind))
+                        .num("record", static_cast<int64_t>(d.record))
+                        .num("time_ns", static_cast<int64_t>(d.time_ns))
+                        .num("cpu", d.cpu)
+                        .str("cfs_rq", fmt::format("{:#x}", d.cfs_rq))
+                        .str("task", d.task)
+                        .str("field", d.field)
+                        .str("kernel", d.kernel)
+                        .str("model", d.model)
+                        .str("model_had", d.model_had));
+  json::Object o;
+  o.str("unavailable", report.replay_unavailable)
+      .str("preset", r.preset)
+      .num("cfs_rqs_replayed", static_cast<int64_t>(r.cfs_rqs_replayed))
+      .num("cfs_rqs_with_groups", static_cast<int64_t>(r.cfs_rqs_with_groups))
+      .num("seeds", static_cast<int64_t>(r.seeds))
+      .num("compared", static_cast<int64_t>(r.compared()))
+      .num("agreed", static_cast<int64_t>(r.agreed()))
+      .num("differed", static_cast<int64_t>(r.differed()))
+      .object("decisions", kinds)
+      .array("first_differences", differences);
+  return o;
+}
+
 }  // namespace
 
 std::string report_text(const StateCapture& capture, const StateReport& report) {
@@ -91,6 +163,7 @@ std::string report_text(const StateCapture& capture, const StateReport& report) 
   out += fmt::format(
       "  run deltas replayed by the model: {} matched, {} differed, {} moved to another group{}\n",
       f.replays_matched, f.replays_differed, f.replays_moved, examples(f.replay_examples));
+  out += replay_text(report);
   bool any = false;
   for (const auto& [id, t] : report.tallies)
     for (const auto& w : t.witnesses) {
@@ -156,6 +229,7 @@ std::string report_json(const StateCapture& capture, const StateReport& report) 
       .array("notes", notes)
       .object("checks", checks)
       .object("figures", figures)
+      .object("replay", replay_json(report))
       .num("violations", static_cast<int64_t>(report.violations()));
   return o.text() + "\n";
 }

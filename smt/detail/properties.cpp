@@ -85,8 +85,8 @@ z3::expr reweight_bad(Model& m, const SymState& b, const Choice& ch, const SymSt
   for (int i = 0; i < b.n(); ++i) {
     const SymEntity &x = b.e[i], &y = a.e[i];
     z3::expr cut = b.curr.ctx().bool_val(false);
-    if (p.clamp == LagClamp::TwiceSlice) {
-      const z3::expr lim = m.clamp_limit(x);
+    if (p.clamp != LagClamp::None) {
+      const z3::expr lim = m.clamp_limit(b, x);
       cut = num.lt(lim, Vb - x.v) || num.lt(Vb - x.v, -lim);
     }
     const z3::expr q_bad = !cut && (Va != Vb || num.mulw(x.w, Vb - x.v) != num.mulw(y.w, Va - y.v));
@@ -127,7 +127,7 @@ z3::expr clamp_bad(Model& m, const SymState& b, const SymState& a) {
   z3::expr any = b.curr.ctx().bool_val(false);
   for (int i = 0; i < b.n(); ++i) {
     const SymEntity& y = a.e[i];
-    const z3::expr lim = m.clamp_limit(y);
+    const z3::expr lim = m.clamp_limit(b, y);  // the span of Q when the lag was taken
     z3::expr v = num.lt(lim, y.vl) || num.lt(y.vl, -lim);
     if (p.has(Feature::DELAY_ZERO)) v = v || (b.e[i].st == kDelayed && num.lt(num.zero(), y.vl));
     any = any || (queued(b.e[i]) && y.st == kSleeping && v);

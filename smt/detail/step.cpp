@@ -125,14 +125,20 @@ SymState Model::join(const SymState& s, int i) {
 // ---------------------------------------------------------------------------------------------
 // §4.7 entity_lag and the rejoin strategies
 
-z3::expr Model::clamp_limit(const SymEntity& x) {
+// vdelta(max(2r, TICK), w), or under MaxSlice vdelta(the largest slice of Q and x's own + TICK, w).
+z3::expr Model::clamp_limit(const SymState& s, const SymEntity& x) {
+  if (p_.clamp == LagClamp::MaxSlice) {
+    z3::expr span = x.r;
+    for (const SymEntity& y : s.e) span = z3::ite(queued(y), num_.max(span, y.r), span);
+    return num_.vdelta(span + tick(), x.w);
+  }
   return num_.vdelta(num_.max(num_.mulw_const(2, x.r), tick()), x.w);
 }
 
 z3::expr Model::entity_lag(const SymState& s, int i, const z3::expr& V) {
   const z3::expr l = V - s.e[i].v;
-  if (p_.clamp != LagClamp::TwiceSlice) return l;
-  const z3::expr lim = clamp_limit(s.e[i]);
+  if (p_.clamp == LagClamp::None) return l;
+  const z3::expr lim = clamp_limit(s, s.e[i]);
   return num_.min(num_.max(l, -lim), lim);
 }
 
@@ -187,9 +193,18 @@ SymState Model::enqueue_entity(const SymState& s, int i) {
   SymState woke = join(place_entity(s, i, true, x.is_new), i);
   woke.e[i].is_new = c.bool_val(false);
   woke.last_initial = x.is_new;
-  // From delayed (§4.9): under DELAY_ZERO a positive lag restarts the entity at V.
+  // From delayed (§4.9): under DELAY_ZERO a positive lag restarts the entity at V; under
+  // NoDecrease a lag other than V − v (floored by the one it was delayed with) places it again.
   SymState requeued = s;
-  if (p_.has(Feature::DELAY_ZERO)) {
+  if (p_.delayed_lag == DelayedLag::NoDecrease) {
+    const z3::expr V = avg_vruntime(num_, s);
+    z3::expr l = num_.max(entity_lag(s, i, V), x.vl);
+    if (p_.has(Feature::DELAY_ZERO)) l = num_.min(l, num_.zero());
+    SymState again = leave(s, i);
+    again.e[i].vl = l;
+    again = join(place_entity(again, i, false, c.bool_val(false)), i);
+    requeued = select(l != V - x.v, again, s);
+  } else if (p_.has(Feature::DELAY_ZERO)) {
     const z3::expr V = avg_vruntime(num_, s);
     SymState restart = leave(s, i);
     restart.e[i].vl = num_.zero();
@@ -220,6 +235,8 @@ SymState Model::dequeue_entity(const SymState& s0, int i, const z3::expr& sleep)
   // Delayed: stays in Q, back into the tree if it was running.
   SymState delayed = s;
   delayed.e[i].st = num_.small(kDelayed);
+  if (p_.delayed_lag == DelayedLag::NoDecrease)
+    delayed.e[i].vl = entity_lag(s, i, avg_vruntime(num_, s));  // the floor of its lag (§4.9)
   delayed = select(was_curr, put_prev_entity(delayed), delayed);
   const z3::expr delay =
       sleep && c.bool_val(p_.has(Feature::DELAY_DEQUEUE)) && !eligible(num_, s0, i);
@@ -239,6 +256,7 @@ SymState Model::dequeue_entity(const SymState& s0, int i, const z3::expr& sleep)
 
 SymState Model::finish_delayed_dequeue(const SymState& s, int i) {
   z3::expr vl = saved_lag(s, i, avg_vruntime(num_, s));
+  if (p_.delayed_lag == DelayedLag::NoDecrease) vl = num_.max(vl, s.e[i].vl);
   if (p_.has(Feature::DELAY_ZERO)) vl = num_.min(vl, num_.zero());
   SymState t = leave(s, i);
   t.e[i].vl = vl;
@@ -414,6 +432,9 @@ SymState Model::reweight_entity(const SymState& s, int i, const z3::expr& w2) {
       q.e[i].cut = x.cut || l != V - x.v;
       q.e[i].v = V - scale(l);
       q.e[i].d = V + scale(x.d - V);
+      if (p_.protection == Protection::Vprot)  // 7.1: a vprot in force is rescaled around V
+        q.prot = z3::ite(is_curr && protect_slice(s), V + scale(s.prot - V), s.prot);
+      if (p_.delayed_lag == DelayedLag::NoDecrease) q.e[i].vl = scale(l);
       q.e[i].w = w2;
       q = select(is_curr, q, insert(q, i));
       break;
@@ -453,9 +474,20 @@ SymState Model::yield_task(const SymState& s) {
   SymState out = s;
   for (int i = 0; i < s.n(); ++i) {
     SymState t = s;
-    t.e[i].d = s.e[i].d + num_.vdelta(s.e[i].r, s.e[i].w);
-    t.e[i].rho = s.e[i].rho + s.e[i].r;
-    t.next = clear_buddy(s, i);
+    const z3::expr vs = num_.vdelta(s.e[i].r, s.e[i].w);
+    if (p_.yield == YieldRule::Forfeit) {
+      // 79104becf42b: an eligible yielder forfeits the rest of its request; the ghost follows V.
+      t.e[i].v = s.e[i].d;
+      t.e[i].d = s.e[i].d + vs;
+      t.e[i].rho = s.e[i].r;
+      t.e[i].cut = num_.ctx().bool_val(false);
+      if (num_.exact()) t.fluid = avg_vruntime(num_, t);
+      t = select(eligible(num_, s, i), t, s);
+    } else {
+      t.e[i].d = s.e[i].d + vs;
+      t.e[i].rho = s.e[i].rho + s.e[i].r;
+    }
+    t.next = clear_buddy(s, i);  // yield_task_fair clears the buddies whatever it does
     out = select(s.curr == i + 1 && count > 1, t, out);
   }
   return out;

@@ -75,7 +75,7 @@ class Model {
   /// §4.5: curr is protected.
   z3::expr protect_slice(const SymState& s);
   z3::expr entity_lag(const SymState& s, int i, const z3::expr& V);
-  z3::expr clamp_limit(const SymEntity& x);
+  z3::expr clamp_limit(const SymState& s, const SymEntity& x);
 
   z3::expr base_slice() { return num_.lit(base_); }
   z3::expr tick() { return num_.lit(tick_); }

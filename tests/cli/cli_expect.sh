@@ -7,3 +7,10 @@ expect() {
     echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt; exit 1
   fi
 }
+
+# `in_scratch_dir`: cd into a fresh directory that is removed when the script exits.
+in_scratch_dir() {
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  cd "$scratch"
+}

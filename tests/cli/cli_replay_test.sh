@@ -7,9 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/cli_expect.sh"
 vlag=$1 data=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+in_scratch_dir
 
 expect 0 "$vlag" kernel replay "$data/linux/hogs-nice.perf.txt"
 grep -q "hog:4975" out.txt || { echo "FAIL: no task table"; cat out.txt; exit 1; }

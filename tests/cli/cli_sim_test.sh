@@ -5,9 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/cli_expect.sh"
 vlag=$1 examples=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+in_scratch_dir
 
 
 declare -A banner=(

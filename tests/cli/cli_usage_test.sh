@@ -7,9 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/cli_expect.sh"
 vlag=$1 examples=$2 fixtures=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+in_scratch_dir
 short=(--seconds 0.01)
 
 # Seeds: the whole range of a uint64, nothing outside it (CLI11 alone reads both as 2^64 - 1).

@@ -70,6 +70,16 @@ TEST(JsonWriter, TextBeforeOpensALastMemberForAStreamedValue) {
   EXPECT_EQ(Object().text_before("events") + "[]}", "{\"events\":[]}");
 }
 
+TEST(JsonWriter, AppendAddsTheOtherObjectsMembersAfterItsOwn) {
+  EXPECT_EQ(Object().str("a", "x").append(Object().num("b", 1).num("c", 2)).text(),
+            "{\"a\":\"x\",\"b\":1,\"c\":2}");
+  EXPECT_EQ(Object().append(Object().num("b", 1)).text(), "{\"b\":1}");
+  EXPECT_EQ(Object().num("a", 1).append(Object()).text(), "{\"a\":1}");
+  EXPECT_EQ(Object().num("a", 1).append_json(" {\"b\":[1,2]}\n").text(), "{\"a\":1,\"b\":[1,2]}");
+  EXPECT_EQ(Object().num("a", 1).append_json("{}").text(), "{\"a\":1}");
+  EXPECT_THROW(Object().append_json("[1]"), std::invalid_argument);
+}
+
 // Any string, ASCII or UTF-8 of any code point, reads back unchanged through a JSON parser, as a
 // key and as a value.
 RC_GTEST_PROP(JsonWriterProperties, StringsReadBackUnchanged, ()) {

@@ -2,8 +2,10 @@
 // trace of a correct kernel that the checks used to call violated (or whose numbers vanished or
 // contradicted themselves): SPEC.md §6.2, §6.3.
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include "spec/weights.h"
+#include "tests/kernel/shell_run.h"
 #include "tests/kernel/trace_text.h"
 
 namespace vlag::kernel {
@@ -420,6 +422,37 @@ TEST(KernelFalseAlarm, TraceProblemsAreCountedNotCapped) {
   const KernelReport r = check_text(tt.text(), snapshot_of(1, {{10, "/g"}, {11, "/g"}}));
   EXPECT_EQ(r.problem_count, 300);
   EXPECT_EQ(r.problems.size(), kMaxProblems);
+}
+
+// The same capture through `vlag kernel check`: the text lists the kept problems and says how
+// many more it counted, and the JSON has the count of all of them, the kept ones and the rest.
+TEST(KernelFalseAlarm, TraceProblemsLeftOutAreSaidInTextAndJson) {
+  TraceText tt;
+  tt.wake(0, 1.0, kIdle, A, 0).wake(0, 1.0, kIdle, B, 0).sw(0, 1.0, kIdle, "R", A);
+  double t = 1.0;
+  for (int i = 0; i < 300; ++i, t += 0.003)
+    tt.sw(0, t + 0.001, A, "R", B).sw(0, t + 0.002, A, "R", B).sw(0, t + 0.003, B, "R", A);
+  testing::TempDir tmp;
+  const std::string file = tmp.file("lost.txt", tt.text());
+  const std::string vlag = std::string(VLAG_BINARY) + " kernel check ";
+
+  const testing::ShellRun text = testing::shell(vlag + testing::quoted(file), tmp);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("\n trace problems: 300\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\n  … and 100 more not shown\n"), std::string::npos) << text.out;
+  size_t listed = 0;
+  for (size_t p = text.out.find(": cpu0: switch away"); p != std::string::npos;
+       p = text.out.find(": cpu0: switch away", p + 1))
+    ++listed;
+  EXPECT_EQ(listed, kMaxProblems);
+
+  const testing::ShellRun json = testing::shell(vlag + "--json " + testing::quoted(file), tmp);
+  ASSERT_EQ(json.status, 0) << json.err;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element report = parser.parse(json.out)["files"].at(0);
+  EXPECT_EQ(int64_t(report["trace_problem_count"]), 300);
+  EXPECT_EQ(int64_t(report["trace_problems_left_out"]), 100);
+  EXPECT_EQ(simdjson::dom::array(report["trace_problems"]).size(), kMaxProblems);
 }
 
 }  // namespace

@@ -284,7 +284,7 @@ TEST(WorstWakeups, TheCommandLineListsThemWorstFirst) {
       std::string(VLAG_BINARY) + " kernel check --json --worst 3 " + testing::quoted(f), tmp);
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(json.out);
-  simdjson::dom::array wakeups = doc.at(0)["worst_wakeups"]["wakeups"];
+  simdjson::dom::array wakeups = doc["files"].at(0)["worst_wakeups"]["wakeups"];
   ASSERT_EQ(wakeups.size(), 3u);
   int64_t last = INT64_MAX;
   for (simdjson::dom::element w : wakeups) {
@@ -296,7 +296,7 @@ TEST(WorstWakeups, TheCommandLineListsThemWorstFirst) {
   }
   std::vector<KernelEvent> ev;
   read_perf_capture(f, [&](const KernelEvent& e) { ev.push_back(e); });
-  EXPECT_EQ(int64_t(doc.at(0)["worst_wakeups"]["wakeups"].at(0)["delay_ns"]),
+  EXPECT_EQ(int64_t(doc["files"].at(0)["worst_wakeups"]["wakeups"].at(0)["delay_ns"]),
             all_wakeups(ev)[0].delay_ns);
   for (const std::string bad : {"0", "-1", "x"}) {
     const auto r = testing::shell(

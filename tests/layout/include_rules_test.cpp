@@ -36,7 +36,7 @@ IncludeRules vlag_rules() {
       {"trace", with({})},
       {"smt", with({"reference", "trace"})},
       {"checker", with({"reference", "optimized", "cfs", "trace", "smt"})},
-      {"kernel", with({"trace", "checker"})},
+      {"kernel", with({"reference", "trace", "checker"})},
       // workloads drive runqueues and write traces; they never judge them
       {"sim", with({"reference", "optimized", "cfs", "trace"})},
       // a real capture's tasks on the simulator: above both, so neither depends on the other

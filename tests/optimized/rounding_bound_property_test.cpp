@@ -1,4 +1,4 @@
-// SPEC.md §7.4: from a common state, one operation in Linux integer arithmetic and the same
+// SPEC.md §7.3: from a common state, one operation in Linux integer arithmetic and the same
 // operation in exact arithmetic make the same decisions and write values that differ by less than
 // the stated rounding bounds. The Linux runqueue walks the random sequence; before each operation
 // an exact copy of its state is taken, both apply the operation, and the results are compared.
@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "reference/runqueue.h"
+#include "rules/saved_lag.h"
 #include "spec/error.h"
 #include "tests/support/op_gen.h"
 #include "tests/support/preset_properties.h"
@@ -21,7 +22,7 @@ Num time_of(const LinuxTime& t) {
 Num diff_of(const LinuxTime& t) { return Num(static_cast<long>(t.value())); }
 std::string str(const Num& x) { return x.get_str(); }
 
-// E = 1 + R/2^20 with R the largest ns amount the operation can hand to vdelta (SPEC.md §7.4).
+// E = 1 + R/2^20 with R the largest ns amount the operation can hand to vdelta (SPEC.md §7.3).
 Num vdelta_bound(const LinuxRunqueue& rq, const Op& op) {
   int64_t r = std::max(rq.params().tick_ns(), 2 * rq.params().base_slice_ns());
   for (const auto& e : rq.entities()) r = std::max(r, 2 * e.slice);
@@ -30,9 +31,23 @@ Num vdelta_bound(const LinuxRunqueue& rq, const Op& op) {
   return 1 + Num(static_cast<long>(r), 1L << 20);
 }
 
-// B_v: how far one written vruntime may be off (SPEC.md §7.4).
+// Mainline's wakeup of a delayed entity may place it again (§4.9, NoDecrease).
+bool requeues_delayed_under_no_decrease(const LinuxRunqueue& rq, const Op& op) {
+  return op.kind == OpKind::Enqueue && rq.params().preset.delayed_lag == DelayedLag::NoDecrease &&
+         rq.has(op.se) && rq.entity(op.se).status == Status::Delayed;
+}
+
+// B_v: how far one written vruntime may be off (SPEC.md §7.3).
 Num vruntime_bound(const LinuxRunqueue& rq, const Op& op) {
   const Num E = vdelta_bound(rq, op);
+  if (requeues_delayed_under_no_decrease(rq, op)) {
+    // The lag, taken and clamped within the operation, is off by < 1 + E, and the placement
+    // inflates it by φ = (W_o + w)/W_o, W_o the weight of Q without i.
+    const auto& e = rq.entity(op.se);
+    const int64_t others = std::max<int64_t>(rq.total_weight() - e.weight, 1);
+    const Num phi = 1 + Num(static_cast<long>(e.weight), static_cast<long>(others));
+    return 2 + phi * (1 + E);
+  }
   if (op.kind != OpKind::Reweight || !rq.has(op.se)) return 2 * E;
   const auto& e = rq.entity(op.se);
   const Num rho(static_cast<long>(e.weight), static_cast<long>(std::max<int64_t>(op.a, 1)));
@@ -93,7 +108,22 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
       const bool exact_placed = exact.entity(op.se).vruntime != time_of(e0.vruntime);
       if (lin_placed != exact_placed) {
         const Num lag = Runqueue::exact_copy_of(before).avg_vruntime() - time_of(e0.vruntime);
-        RC_ASSERT(lag > 0 && lag < 1);
+        if (requeues_delayed_under_no_decrease(before, op)) {
+          // The re-placement test went the other way: the lag lies next to one of its
+          // boundaries, the clamp limit ±L, the lag at the delay, or 0 under DELAY_ZERO.
+          const Num L = ExactArith::vdelta(
+              rules::lag_clamp_ns(before.params(), e0.slice, before.max_slice()), e0.weight);
+          const Num at_delay = diff_of(e0.vlag);
+          const bool near_clamp = abs(abs(lag) - L) < 1 + vdelta_bound(before, op);
+          const bool near_floor = lag >= at_delay && lag < at_delay + 1;
+          const bool near_zero =
+              before.params().preset.has(Feature::DELAY_ZERO) && lag > 0 && lag < 1;
+          RC_ASSERT(near_clamp || near_floor || near_zero);
+          // Not placing it is placing it with its own V − v: v stays within the bound.
+          RC_ASSERT(abs(exact.entity(op.se).vruntime - time_of(lin.entity(op.se).vruntime)) < Bv);
+        } else {
+          RC_ASSERT(lag > 0 && lag < 1);
+        }
         ++diverged;
         continue;
       }
@@ -127,6 +157,39 @@ void one_operation_stays_within_the_rounding_bounds(const std::string& preset) {
   }
   RC_CLASSIFY(diverged > 0, "a rounded comparison went the other way, inside the bound");
   RC_CLASSIFY(lin.nr_queued() >= 4, "4+ queued at the end");
+}
+
+// The case the random walk found: on mainline a heavy delayed entity (w = 88761) woken beside a
+// light one (w = 15) is placed again with its clamped lag, since the lag it was delayed with (under
+// a 10 ms slice since gone) is lower. The clamp limit vdelta(4.7 ms, 88761) = 54222.01 is 54222 in
+// Linux arithmetic, and the placement inflates the difference by (15 + 88761)/15: V moves by 71
+// virtual ns, beyond 1 + 2E (E ≈ 20 here), inside the bound of the re-placement.
+TEST(RoundingBound, MainlineReplacementOfADelayedEntityInflatesTheRoundedClamp) {
+  LinuxRunqueue lin(make_params(preset_by_name("linux-mainline")));
+  lin.create(1, 15, 0);
+  lin.create(2, 88761, 0);
+  lin.create(3, 1024, 10'000'000);
+  for (TaskId id : {1, 2, 3}) lin.enqueue_entity(id);
+  ASSERT_EQ(lin.pick_next_entity(), TaskId{2});  // the shortest virtual request
+  lin.update_curr(30'000'000'000);               // v2 ≈ 346·10^6 virtual ns
+  lin.dequeue_entity(2, true);  // lag ≈ −3.7·10^6: delayed, clamped over 14 ms
+  ASSERT_EQ(lin.entity(2).status, Status::Delayed);
+  lin.dequeue_entity(3, true);  // eligible: leaves, and the largest slice is 0.7 ms again
+  ASSERT_EQ(lin.entity(3).status, Status::Sleeping);
+  const Op op{OpKind::Enqueue, 2};
+  const LinuxRunqueue before = lin;
+  Runqueue exact = Runqueue::exact_copy_of(lin);
+  const Num L = ExactArith::vdelta(4'700'000, 88761);
+  const Num lag = exact.avg_vruntime() - exact.entity(2).vruntime;
+  ASSERT_LT(lag, -L);                          // the clamp bites at the wakeup,
+  ASSERT_LT(diff_of(lin.entity(2).vlag), -L);  // and the lag at the delay is lower still
+  lin.apply(op);
+  exact.apply(op);
+  ASSERT_NE(lin.entity(2).vruntime, before.entity(2).vruntime);  // both placed it again
+  ASSERT_NE(exact.entity(2).vruntime, time_of(before.entity(2).vruntime));
+  const Num dV = abs(exact.avg_vruntime() - time_of(lin.avg_vruntime()));
+  EXPECT_GT(dV, 1 + 2 * vdelta_bound(before, op)) << str(dV);
+  EXPECT_LT(dV, 1 + vruntime_bound(before, op)) << str(dV);
 }
 
 // One property per Linux preset of the table (tests/support/preset_properties.h).

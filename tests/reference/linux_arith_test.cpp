@@ -82,10 +82,10 @@ TEST(LinuxRunqueue, EmptyQueueVIsMinVruntimeAndTimesWrapThroughZero) {
   rq.pick_next_entity();
   rq.update_curr(2'000'000);  // 2·10^6 virtual ns at nice 0: past 2^20, so past u64 zero
   EXPECT_GT(rq.entity(1).vruntime.value(), 0);
-  EXPECT_EQ(rq.min_vruntime(), rq.entity(1).vruntime);
+  EXPECT_EQ(rq.reference_point(), rq.entity(1).vruntime);
   rq.dequeue_entity(1, true);
   // Linux's empty-queue V is min_vruntime (SPEC.md §7.1).
-  EXPECT_EQ(rq.avg_vruntime(), rq.min_vruntime());
+  EXPECT_EQ(rq.avg_vruntime(), rq.reference_point());
 }
 
 }  // namespace

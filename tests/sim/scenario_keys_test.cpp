@@ -67,7 +67,8 @@ TEST(ScenarioKeys, ComparableKeysKeepTheirApplicationOrder) {
                                                   "interval_us",
                                                   "pipe_bytes",
                                                   "rtapp",
-                                                  "group"}));
+                                                  "group",
+                                                  "autogroup"}));
 }
 
 TEST(ScenarioKeys, SettingWhatAConfigHoldsChangesNothing) {

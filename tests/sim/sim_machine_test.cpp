@@ -133,22 +133,7 @@ TEST(SimMachine, OnlyASleepingEntityIsDetached) {
 // ---------------------------------------------------------------------------------------------
 // Machines
 
-// n hogs created and woken on CPU 0 with prev placement: only balancing can spread them.
-class HogsOnCpu0 : public Workload {
- public:
-  explicit HogsOnCpu0(int n) : n_(n) {}
-  void start(Machine& m) override {
-    for (int i = 0; i < n_; ++i) {
-      TaskAttrs a;
-      a.name = "hog" + std::to_string(i);
-      m.wake(m.add_task(a, 0), kForever);
-    }
-  }
-  int64_t burst_done(Machine&, Task&) override { return kForever; }
-
- private:
-  int n_;
-};
+using testing::HogsOnCpu0;
 
 TEST(SimMachine, LoadBalancingEvensOutHogsStartedOnOneCpu) {
   const int64_t T = 2'000'000'000;

@@ -16,14 +16,17 @@ TEST(Presets, EveryNamedPresetLoads) {
 // each preset made under its own name, a help line for each.
 TEST(Presets, ListsDeriveFromTheTable) {
   EXPECT_EQ(kDefaultPreset, kPresets[0].name);
-  EXPECT_EQ(presets_of(), (std::vector<std::string>{"linux-6.18", "linux-6.12", "linux-6.6",
-                                                    "paper-1", "paper-2", "paper-3"}));
+  EXPECT_EQ(presets_of(),
+            (std::vector<std::string>{"linux-6.18", "linux-mainline", "linux-6.18.y", "linux-6.12",
+                                      "linux-6.6", "paper-1", "paper-2", "paper-3"}));
   EXPECT_EQ(presets_of(PresetFamily::Linux),
-            (std::vector<std::string>{"linux-6.18", "linux-6.12", "linux-6.6"}));
+            (std::vector<std::string>{"linux-6.18", "linux-mainline", "linux-6.18.y", "linux-6.12",
+                                      "linux-6.6"}));
   EXPECT_EQ(presets_of(PresetFamily::Paper),
             (std::vector<std::string>{"paper-1", "paper-2", "paper-3"}));
-  EXPECT_EQ(preset_names(), (std::vector<std::string>{"linux-6.18", "linux-6.12", "linux-6.6",
-                                                      "paper", "paper-1", "paper-2", "paper-3"}));
+  EXPECT_EQ(preset_names(),
+            (std::vector<std::string>{"linux-6.18", "linux-mainline", "linux-6.18.y", "linux-6.12",
+                                      "linux-6.6", "paper", "paper-1", "paper-2", "paper-3"}));
   for (const PresetRow& row : kPresets) {
     EXPECT_EQ(row.make().name, row.name);
     EXPECT_EQ(preset_by_name(row.name).paper(), row.name.starts_with("paper")) << row.name;

@@ -43,6 +43,19 @@ const BadLine kBad[] = {
     {"PickOfSleeper", kTwoTasks + "{\"t\":0,\"ev\":\"pick\",\"task\":2}\n", Fault::NotRunnable, 4,
      "task"},
     {"TaskWithoutNew", "{\"t\":0,\"ev\":\"wakeup\",\"task\":7}\n", Fault::TraceFault, 2, "task"},
+    // Not JSON, though simdjson's on-demand API reads it (RFC 8259 §4, §6, §7).
+    {"LeadingZero", "{\"t\":01,\"ev\":\"tick\"}\n", Fault::Malformed, 2, "t"},
+    {"LeadingZeroInAnExact", kTwoTasks + "{\"t\":0,\"ev\":\"wakeup\",\"task\":1,\"v\":-007}\n",
+     Fault::Malformed, 4, "v"},
+    {"DuplicateKey", "{\"t\":0,\"ev\":\"tick\",\"t\":5}\n", Fault::Malformed, 2, "t"},
+    {"DuplicateKeyEscaped", "{\"t\":0,\"ev\":\"tick\",\"\\u0074\":5}\n", Fault::Malformed, 2, "t"},
+    {"DuplicateKeyNested", "{\"t\":0,\"ev\":\"tick\",\"x\":[{\"a\":1,\"a\":2}]}\n",
+     Fault::Malformed, 2, "x"},
+    {"BadLiteralInAnUnknownField", "{\"t\":0,\"ev\":\"tick\",\"x\":tru}\n", Fault::Malformed, 2,
+     "x"},
+    {"BadNumberInAnUnknownField", "{\"t\":0,\"ev\":\"tick\",\"x\":1.}\n", Fault::Malformed, 2, "x"},
+    {"BadEscapeInAnUnknownField", "{\"t\":0,\"ev\":\"tick\",\"x\":\"\\q\"}\n", Fault::Malformed, 2,
+     "x"},
     {"DoubleWakeup",
      kTwoTasks + "{\"t\":0,\"ev\":\"wakeup\",\"task\":1}\n{\"t\":0,\"ev\":\"wakeup\",\"task\":1}\n",
      Fault::TraceFault, 5, "task"},
@@ -125,6 +138,10 @@ TEST(BadHeader, IsRejectedWithItsField) {
        "features"},
       {R"({"format":"vlag-trace","version":1,"preset":"paper-1","hz":250,"tick_ns":1})", "tick_ns"},
       {R"({"format":"vlag-trace","version":1,"preset":"paper-1","cpus":2})", "cpus"},
+      {R"({"format":"vlag-trace","version":01,"preset":"paper-1"})", "version"},
+      {R"({"format":"vlag-trace","version":1,"preset":"paper-1","preset":"linux-6.6"})", "preset"},
+      {R"({"format":"vlag-trace","version":1,"preset":"paper-1","kernel_reconstruction":1})",
+       "kernel_reconstruction"},
   };
   for (const auto& [header, field] : cases) {
     try {
@@ -134,6 +151,24 @@ TEST(BadHeader, IsRejectedWithItsField) {
       EXPECT_EQ(e.line(), 1);
       EXPECT_EQ(e.field(), field) << e.what();
     }
+  }
+}
+
+// Valid JSON the reader does not know stays readable: unknown fields of any shape.
+TEST(UnknownFields, OfAnyValidShapeAreIgnored) {
+  const checker::Report r = testing::check_text(
+      kHeader + "\n" +
+      R"({"t":0,"ev":"tick","x":[1,-0.5e-3,{"y":[true,false,null,"\u00e9\n"]}],"z":-0})" + "\n");
+  EXPECT_EQ(r.events, 1);
+}
+
+TEST(EmptyInput, IsAnErrorAtLineOne) {
+  try {
+    testing::check_text("");
+    ADD_FAILURE() << "accepted an empty input";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(std::string(e.what()).find("empty input"), std::string::npos) << e.what();
   }
 }
 

@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
-#include "trace/perfetto.h"
 #include "tests/support/trace_helpers.h"
+#include "trace/perfetto.h"
 
 namespace vlag::trace {
 namespace {
@@ -101,6 +101,68 @@ TEST(PerfettoExport, TimestampOnlyTraceGivesExactSlicesAndNoCounters) {
   EXPECT_EQ(x.counts.slices, 3);
   EXPECT_EQ(x.counts.counters, 0);
   EXPECT_NE(x.json.find(R"("ts":5.500,"dur":4.501)"), std::string::npos) << x.json;
+}
+
+// Version 2 names tasks (`name`): slices, instants and counters say "NAME:ID"; a task without a
+// name stays "task ID". A mark lands on the CPU track of its line's event, at its time, with its
+// arguments; a mark on no event's line is a global instant at the trace's end.
+TEST(PerfettoExport, NamesTasksAndPlacesMarksOnTheirEventsTrack) {
+  const std::string text =
+      R"({"format":"vlag-trace","version":2,"preset":"linux-6.18","cpus":2,"cpu":1}
+{"t":0,"ev":"new","task":7,"weight":1024,"slice":0,"name":"hog","cpu":1}
+{"t":0,"ev":"new","task":8,"weight":1024,"slice":0,"cpu":1}
+{"t":0,"ev":"wakeup","task":7,"cpu":1,"vlag":0}
+{"t":0,"ev":"wakeup","task":8,"cpu":1}
+{"t":0,"ev":"pick","task":7,"cpu":1}
+{"t":3000,"ev":"pick","task":8,"cpu":1}
+{"t":4000,"ev":"tick","cpu":1}
+)";
+  PerfettoMarks marks;
+  PerfettoMark m;
+  m.name = "VIOLATION INV-PICK-EDF";
+  m.category = "check";
+  m.args.str("id", "INV-PICK-EDF").str("message", "picked task 8").num("line", 7);
+  marks.emplace(7, m);
+  m.name = "a note on the header";
+  marks.emplace(1, m);
+  std::istringstream in(text);
+  Reader reader(in, "t.jsonl");
+  std::ostringstream out;
+  const PerfettoCounts n = export_perfetto(reader, out, marks);
+  EXPECT_EQ(n.marks, 2);
+
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(simdjson::padded_string(out.str()));
+  std::map<std::string, int> names;
+  int violation = 0, global = 0;
+  for (const simdjson::dom::element ev : doc["traceEvents"].get_array()) {
+    const std::string_view ph = ev["ph"];
+    const std::string name{std::string_view(ev["name"])};
+    ++names[name];
+    if (name == "VIOLATION INV-PICK-EDF") {
+      ++violation;
+      EXPECT_EQ(ph, "i");
+      EXPECT_EQ(std::string_view(ev["s"]), "t");
+      EXPECT_EQ(std::string_view(ev["cat"]), "check");
+      EXPECT_EQ(int64_t(ev["pid"]), 2);  // CPU 1's process
+      EXPECT_EQ(int64_t(ev["tid"]), 2);
+      EXPECT_EQ(double(ev["ts"]), 3.0);  // line 7's event, at 3000 ns
+      EXPECT_EQ(std::string_view(ev["args"]["id"]), "INV-PICK-EDF");
+      EXPECT_EQ(std::string_view(ev["args"]["message"]), "picked task 8");
+    }
+    if (name == "a note on the header") {
+      ++global;
+      EXPECT_EQ(std::string_view(ev["s"]), "g");
+      EXPECT_EQ(double(ev["ts"]), 4.0);
+    }
+  }
+  EXPECT_EQ(violation, 1);
+  EXPECT_EQ(global, 1);
+  EXPECT_EQ(names["hog:7"], 1) << out.str();  // its run slice
+  EXPECT_EQ(names["task 8"], 1) << out.str();
+  EXPECT_EQ(names["wakeup hog:7"], 1);
+  EXPECT_EQ(names["new task 8"], 1);
+  EXPECT_EQ(names["lag hog:7 (ns)"], 1);  // the wakeup's vlag
 }
 
 TEST(PerfettoExport, BadTraceFailsWithTheReadersLocatedError) {

@@ -12,19 +12,10 @@
 #include "kernel/state/capture_file.h"
 #include "kernel/state/checks.h"
 #include "spec/properties.h"
+#include "tests/kernel/state/state_fixtures.h"
 
 namespace vlag::kernel::state {
 namespace {
-
-const std::filesystem::path kData = std::filesystem::path(VLAG_TEST_DATA) / "linux-state";
-
-const StateCapture& fixture(const std::string& name) {
-  static std::map<std::string, StateCapture> loaded;
-  auto it = loaded.find(name);
-  if (it == loaded.end())
-    it = loaded.emplace(name, read_state_capture((kData / name).string())).first;
-  return it->second;
-}
 
 uint64_t violated(const StateReport& r, const char* id) { return r.find(id)->violated; }
 

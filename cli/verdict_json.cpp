@@ -1,4 +1,4 @@
-#include "cli/kernel_verdict_json.h"
+#include "cli/verdict_json.h"
 
 #include "json/writer.h"
 

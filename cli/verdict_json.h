@@ -1,5 +1,5 @@
-// The verdicts of SPEC.md §6.3 as `vlag kernel check` and `vlag kernel snapshot` print them:
-// reasons as text and JSON, and one ID's tally as a JSON object.
+// The verdicts of SPEC.md §6.3 as every report prints them (`vlag check`, `vlag kernel check`,
+// `vlag kernel snapshot`): reasons as text and JSON, and one ID's tally as a JSON object.
 #pragma once
 
 #include <string>

@@ -1,0 +1,159 @@
+// A CPU's runqueue as a hierarchy of task groups (SPEC.md §10, reference/hierarchy.h) behind
+// the machine's CpuRunqueue interface: the machine applies task operations and this adapter
+// turns each into the operations of every level. Its traces hold the root runqueue and one
+// runqueue per group (spec/TRACE.md §7): a `runqueue` line before a group's first event, its
+// group entity's events naming `se`, and `put` where a level stops running.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "reference/hierarchy.h"
+#include "sim/cpu_runqueue.h"
+#include "spec/arith.h"
+#include "spec/linux_time.h"
+#include "trace/observer.h"
+#include "trace/writer.h"
+
+namespace vlag::sim {
+
+/// The group of each task, as the machine decided it when the task was created.
+using TaskGroupOf = std::function<reference::GroupId(TaskId)>;
+
+template <class Rq>
+class GroupRunqueue final : public CpuRunqueue {
+ public:
+  using Num = typename Rq::Num;
+  GroupRunqueue(const Params& params, reference::TaskGroups& groups, int cpu, TaskGroupOf group_of)
+      : h_(params, groups, cpu), groups_(groups), group_of_(std::move(group_of)) {
+    h_.set_observer(&fan_out_);
+  }
+
+  void apply(const Op& op) override {
+    const reference::GroupId g = op.kind == OpKind::Create ? group_of_(op.se) : 0;
+    h_.apply(op, g);
+  }
+  int64_t now() const override { return h_.now(); }
+  std::optional<EntityId> curr() const override { return h_.curr(); }
+  int64_t nr_queued() const override { return h_.nr_queued(); }
+  bool need_resched() const override { return h_.need_resched(); }
+  bool last_preempt() const override { return h_.last_outcome().preempt; }
+  Status status(EntityId id) const override { return h_.status(id); }
+  int64_t remaining_request(EntityId id) const override {
+    const Rq& rq = h_.runqueue(h_.group_of(id));
+    return rq.remaining_request(rq.entity(id));
+  }
+  std::optional<Migrant<int64_t>> detach(EntityId id) override {
+    if constexpr (kMigrates) {
+      const auto m = h_.detach(id);
+      if (!m) return std::nullopt;
+      return Migrant<int64_t>{m->se, m->weight, m->slice, m->custom_slice, lag_as_s64(m->vlag)};
+    } else {
+      throw Error("task " + std::to_string(id) +
+                  " cannot migrate: the exact runqueue's lag has no exact s64 form");
+    }
+  }
+  bool attach(const Migrant<int64_t>& m) override {
+    if constexpr (kMigrates)
+      return h_.attach(Migrant<Num>{m.se, m.weight, m.slice, m.custom_slice, Num(m.vlag)},
+                       group_of_(m.se));
+    else
+      throw Error("task " + std::to_string(m.se) + " cannot migrate in the exact arithmetic");
+  }
+  void set_latency_nice(EntityId id, int) override {
+    throw Error("this runqueue keeps no latency_nice (task " + std::to_string(id) + ")");
+  }
+  void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) override {
+    trace::Header header = h;
+    header.arith = std::is_same_v<Num, LinuxTime> ? Arith::Linux64 : Arith::Exact;
+    writers_.push_back(std::make_unique<Writer>(out, header, std::move(names), groups_));
+    fan_out_.to.push_back(writers_.back().get());
+  }
+  void report_to(trace::EventSink& sink, int cpu) override {
+    sinks_.push_back(std::make_unique<Sink>(sink, cpu, groups_));
+    fan_out_.to.push_back(sinks_.back().get());
+  }
+
+  const reference::BasicHierarchy<Rq>& hierarchy() const { return h_; }
+
+ private:
+  static constexpr bool kMigrates = kExactS64Lag<Num>;
+
+  // The trace events of a hierarchy's reports: a group entity's `new` names its group.
+  struct Events {
+    const reference::TaskGroups& groups;
+    trace::Event declaration(const reference::RunqueueDeclaration& d) const {
+      trace::Event e;
+      e.t = d.t;
+      e.kind = trace::EventKind::Runqueue;
+      e.rq = d.rq;
+      e.cpu = d.cpu;
+      e.group = d.group;
+      e.parent = d.parent;
+      e.se = d.se;
+      return e;
+    }
+    trace::Event step(const StepReport<Num>& r, const trace::TaskNames& names) const {
+      trace::Event e = trace::trace_event(r, names);
+      if (e.kind == trace::EventKind::New && e.se && reference::is_group_entity(*e.se))
+        e.group = groups.group(reference::group_of_entity(*e.se)).path;
+      return e;
+    }
+  };
+
+  struct Writer final : reference::HierarchyObserver<Num> {
+    Writer(std::ostream& out, const trace::Header& h, trace::TaskNames n,
+           const reference::TaskGroups& g)
+        : writer(out), names(std::move(n)), events{g} {
+      writer.header(h);
+    }
+    void on_runqueue(const reference::RunqueueDeclaration& d) override {
+      writer.event(events.declaration(d));
+    }
+    void on_step(const StepReport<Num>& r) override { writer.event(events.step(r, names)); }
+    trace::Writer writer;
+    trace::TaskNames names;
+    Events events;
+  };
+
+  struct Sink final : reference::HierarchyObserver<Num> {
+    Sink(trace::EventSink& s, int c, const reference::TaskGroups& g) : sink(s), cpu(c), events{g} {}
+    void on_runqueue(const reference::RunqueueDeclaration& d) override {
+      trace::Event e = events.declaration(d);
+      e.cpu = cpu;
+      sink.on_event(e);
+    }
+    void on_step(const StepReport<Num>& r) override {
+      trace::Event e = events.step(r, {});
+      e.cpu = cpu;
+      sink.on_event(e);
+    }
+    trace::EventSink& sink;
+    int cpu;
+    Events events;
+  };
+
+  struct FanOut final : reference::HierarchyObserver<Num> {
+    std::vector<reference::HierarchyObserver<Num>*> to;
+    void on_runqueue(const reference::RunqueueDeclaration& d) override {
+      for (auto* o : to) o->on_runqueue(d);
+    }
+    void on_step(const StepReport<Num>& r) override {
+      for (auto* o : to) o->on_step(r);
+    }
+  };
+
+  reference::BasicHierarchy<Rq> h_;
+  reference::TaskGroups& groups_;
+  TaskGroupOf group_of_;
+  FanOut fan_out_;
+  std::vector<std::unique_ptr<Writer>> writers_;
+  std::vector<std::unique_ptr<Sink>> sinks_;
+};
+
+}  // namespace vlag::sim
