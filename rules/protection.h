@@ -76,6 +76,17 @@ enum class WakeupEffect : uint8_t { None, Cancel, Shrink };
 WakeupEffect wakeup_effect(const Preset& p, bool preempt, const WakeeState& wakee,
                            const CurrState& curr, bool curr_eligible, bool curr_protected);
 
+/// The bound after curr's reweight from w to w_new around V: where the preset rescales (7.1,
+/// 101f3498b4bd) a vprot bound still protecting curr is rescaled around V with v and d,
+/// V + (bound − V)·w/w_new; every other window is left as it was.
+inline ProtectionBound after_reweight(const Preset& p, const ProtectionBound& before,
+                                      const CurrState& c, int64_t w_new, const Exact& V) {
+  if (p.reweight != ReweightRule::Rescale || p.protection != Protection::Vprot ||
+      !protects(p, before, c.vruntime, c.deadline))
+    return before;
+  return Exact(V + (*before - V) * c.weight / w_new);
+}
+
 /// The bound after that effect: a cancel leaves stash no window and vprot v_c (if it protected);
 /// a shrink takes min(bound, v_c + vdelta(minslice, w_c)).
 template <class VDelta>
