@@ -86,6 +86,27 @@ void ProtectionTracker::wakeup_decision(const View& view, EntityId wakee, bool p
   bound_ = after;
 }
 
+void ProtectionTracker::reweighted(const View& view, const ViewEntity& before, int64_t weight,
+                                   const Exact& V_before) {
+  follow(view);
+  if (unknown_ || owner_ != before.id) return;
+  if (arith_ != Arith::Linux64) {
+    bound_ =
+        rules::after_reweight(params_.preset, bound_, curr_state(before), V_before,
+                              [&](const Exact& x) { return Exact(x * before.weight / weight); });
+    return;
+  }
+  // The kernel's V is avg_vruntime, floored; div_s64 truncates toward zero.
+  mpz_class V;
+  mpz_fdiv_q(V.get_mpz_t(), V_before.get_num_mpz_t(), V_before.get_den_mpz_t());
+  bound_ = rules::after_reweight(
+      params_.preset, bound_, curr_state(before), Exact(V), [&](const Exact& x) {
+        mpz_class q = x.get_num() * static_cast<long>(before.weight);
+        mpz_tdiv_q_ui(q.get_mpz_t(), q.get_mpz_t(), static_cast<unsigned long>(weight));
+        return Exact(q);
+      });
+}
+
 void ProtectionTracker::follow(const View& view) {
   if (view.curr == owner_) return;
   owner_ = view.curr;

@@ -39,6 +39,10 @@ class ProtectionTracker {
               int64_t line);
   /// After the wakeup-preemption decision for `wakee` (the view is the state it was made in).
   void wakeup_decision(const View& view, EntityId wakee, bool preempt, int64_t line);
+  /// After curr's reweight to `weight` (`before`: curr as it was, V_before: V then), where the
+  /// preset rescales the window with curr (§4.8).
+  void reweighted(const View& view, const ViewEntity& before, int64_t weight,
+                  const Exact& V_before);
   /// After any other event: a curr that changed without a pick has a window of its own only if
   /// a pick armed it, so a new one is unknown and a vanished one takes its window along.
   void follow(const View& view);

@@ -150,6 +150,8 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
     protection_.picked(view_, se, curr_before, line);
   else if (e.kind == EventKind::Preempt)
     protection_.wakeup_decision(view_, *se, e.preempt, line);
+  else if (e.kind == EventKind::Reweight && before)
+    protection_.reweighted(view_, *before, e.weight, V_before);
   else
     protection_.follow(view_);
   if (e.kind == EventKind::Wakeup) buddy_.woke(before->is_new);

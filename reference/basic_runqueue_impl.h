@@ -670,12 +670,14 @@ void BasicRunqueue<Q>::reweight_entity(EntityId id, int64_t weight) {
       // V is invariant: v' = V − l·w/w', d' = V + (d − V)·w/w' (Linux reweight_eevdf).
       const Num l = entity_lag(e, V);
       if (l != V - e.vruntime) e.request_cut = true;
+      // 7.1 (ff38424030f9, 101f3498b4bd): a vprot bound in force before the move is rescaled
+      // around V too, so that curr stays inside it.
+      const bool rescale_prot =
+          is_curr && params_.preset.protection == Protection::Vprot && protect_slice();
       if (!is_curr) tree_erase(e);
       e.vruntime = V - scale(l);
       e.deadline = V + scale(e.deadline - V);
-      // 7.1 (ff38424030f9, 101f3498b4bd): a vprot bound in force is rescaled around V too.
-      if (is_curr && params_.preset.protection == Protection::Vprot && protect_slice())
-        prot_ = Num(V + scale(*prot_ - V));
+      if (rescale_prot) prot_ = Num(V + scale(*prot_ - V));
       // 7.1's rescale_entity stores the scaled lag in se->vlag: a delayed entity's floor (§4.9).
       if (params_.preset.delayed_lag == DelayedLag::NoDecrease) e.vlag = scale(l);
       e.weight = weight;

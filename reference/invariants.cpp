@@ -98,8 +98,9 @@ void check_protection(const Runqueue& before, const Op& op, const Runqueue& afte
   } else if (c_id && c_id == before.curr()) {
     want = before.protection();
     if (op.kind == OpKind::Reweight && op.se == *c_id)
-      want = rules::after_reweight(p, want, curr_state(before.entity(*c_id)), op.a,
-                                   before.avg_vruntime());
+      want = rules::after_reweight(
+          p, want, curr_state(before.entity(*c_id)), before.avg_vruntime(),
+          [&](const mpq_class& x) { return mpq_class(x * before.entity(*c_id).weight / op.a); });
     if (op.kind == OpKind::WakeupPreempt && op.se != *c_id) {
       const Entity& c = before.entity(*c_id);
       const Entity& w = before.entity(op.se);

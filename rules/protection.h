@@ -77,14 +77,16 @@ WakeupEffect wakeup_effect(const Preset& p, bool preempt, const WakeeState& wake
                            const CurrState& curr, bool curr_eligible, bool curr_protected);
 
 /// The bound after curr's reweight from w to w_new around V: where the preset rescales (7.1,
-/// 101f3498b4bd) a vprot bound still protecting curr is rescaled around V with v and d,
-/// V + (bound − V)·w/w_new; every other window is left as it was.
-inline ProtectionBound after_reweight(const Preset& p, const ProtectionBound& before,
-                                      const CurrState& c, int64_t w_new, const Exact& V) {
+/// 101f3498b4bd) a vprot bound protecting curr before the move is rescaled around V with v and
+/// d, V + scale(bound − V), scale(x) = x·w/w_new in the runqueue's arithmetic; every other
+/// window is left as it was.
+template <class Scale>
+ProtectionBound after_reweight(const Preset& p, const ProtectionBound& before, const CurrState& c,
+                               const Exact& V, Scale&& scale) {
   if (p.reweight != ReweightRule::Rescale || p.protection != Protection::Vprot ||
       !protects(p, before, c.vruntime, c.deadline))
     return before;
-  return Exact(V + (*before - V) * c.weight / w_new);
+  return Exact(V + scale(Exact(*before - V)));
 }
 
 /// The bound after that effect: a cancel leaves stash no window and vprot v_c (if it protected);

@@ -160,5 +160,28 @@ TEST(NewerKernels, MainlineReweightRescalesProtectionAroundV) {
   EXPECT_EQ(rq.avg_vruntime(), 120000);
 }
 
+// Regression (found by ReferenceProperties' INV-PROT-END): the rescale asks whether curr is
+// protected before curr moves, as reweight_entity does. As above but to 8192: v1 = 120000 −
+// 80000/8 = 110000, past the old vprot 100000; vprot = 120000 − 20000/8 = 117500 still protects
+// it, d1 = 120000 + 880000/8 = 230000, V = (8192·110000 + 1024·200000)/9216 = 120000.
+TEST(NewerKernels, MainlineReweightRescalesTheProtectionCurrHadBeforeItMoved) {
+  auto rq = make_rq("linux-mainline");
+  rq.create(1, 1024, 2'000'000);
+  rq.create(2, 1024, 100000);
+  rq.enqueue_entity(1);
+  rq.enqueue_entity(2);
+  ASSERT_EQ(rq.pick_next_entity(), TaskId{2});
+  rq.update_curr(200000);
+  ASSERT_EQ(rq.pick_next_entity(), TaskId{1});
+  rq.update_curr(40000);
+  ASSERT_TRUE(rq.protect_slice());
+  rq.reweight_entity(1, 8192);
+  EXPECT_EQ(rq.entity(1).vruntime, 110000);
+  EXPECT_EQ(rq.entity(1).deadline, 230000);
+  EXPECT_EQ(rq.protection(), Num(117500));
+  EXPECT_TRUE(rq.protect_slice());
+  EXPECT_EQ(rq.avg_vruntime(), 120000);
+}
+
 }  // namespace
 }  // namespace vlag::reference
