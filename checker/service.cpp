@@ -175,7 +175,7 @@ void ServiceLayer::on_reweight(EntityId id, int64_t weight) {
   if (t.runnable) {
     // The fluid share changes from here on; the lag carries over (SPEC.md §4.8, rescale):
     // move the interval's start so that w'·(V − V_join')/N − s equals the lag before.
-    t.joined_at = clock_.rejoin(t.joined_at, t.weight, weight, t.received);
+    t.joined_at = clock_.rejoin(t.joined_at, t.weight, weight);
     runnable_weight_ += weight - t.weight;
   }
   t.weight = weight;

@@ -23,7 +23,14 @@ Worst worst_of(const checker::Source& source, size_t n) {
   const auto in = source.open();
   trace::Reader reader(*in, source.name);
   trace::Event e;
-  while (reader.next(e)) tracepoints.on_event(e, static_cast<int>(reader.line()));
+  for (;;) {
+    try {
+      if (!reader.next(e)) break;
+    } catch (const trace::InputError&) {
+      continue;  // a faulty line: the check has reported it (--keep-going), and it shows nothing
+    }
+    tracepoints.on_event(e, static_cast<int>(reader.line()));
+  }
   Worst out;
   out.wakeups = worst.finish();
   out.measured = worst.measured();

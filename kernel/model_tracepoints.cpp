@@ -13,12 +13,12 @@ const std::string& ModelTracepoints::name_of(int64_t pid) const {
 }
 
 KernelEvent ModelTracepoints::event(const trace::Event& e, int line, KernelEventKind kind,
-                                    int64_t pid) const {
+                                    int64_t pid, int64_t current) const {
   KernelEvent k;
   k.line = line;
   k.time_ns = e.t;
   k.cpu = e.cpu;
-  k.current_pid = cpus_.count(e.cpu) ? cpus_.at(e.cpu).curr : 0;
+  k.current_pid = current;
   k.kind = kind;
   k.pid = pid;
   k.comm = name_of(pid);
@@ -38,8 +38,8 @@ void ModelTracepoints::on_event(const trace::Event& e, int line) {
       return;
     case EventKind::Wakeup: {
       const bool first = woken_.insert(pid).second;
-      KernelEvent k =
-          event(e, line, first ? KernelEventKind::WakeupNew : KernelEventKind::Wakeup, pid);
+      KernelEvent k = event(e, line, first ? KernelEventKind::WakeupNew : KernelEventKind::Wakeup,
+                            pid, cpu.curr);
       k.target_cpu = e.cpu;
       sink_(k);
       return;
@@ -54,7 +54,7 @@ void ModelTracepoints::on_event(const trace::Event& e, int line) {
       left_(pid);
       return;
     case EventKind::Migrate: {
-      KernelEvent k = event(e, line, KernelEventKind::Migrate, pid);
+      KernelEvent k = event(e, line, KernelEventKind::Migrate, pid, cpu.curr);
       k.orig_cpu = e.cpu;
       k.dest_cpu = e.to_cpu;
       sink_(k);
@@ -62,7 +62,7 @@ void ModelTracepoints::on_event(const trace::Event& e, int line) {
     }
     case EventKind::Pick: {
       if (pid == cpu.curr && cpu.leave == PrevState::Runnable) return;  // picked again
-      KernelEvent k = event(e, line, KernelEventKind::Switch, pid);
+      KernelEvent k = event(e, line, KernelEventKind::Switch, pid, cpu.curr);
       k.prev_pid = cpu.curr;
       k.prev_comm = name_of(cpu.curr);
       k.prev_leave = cpu.curr == 0 ? PrevState::Runnable : cpu.leave;

@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "kernel/events.h"
 #include "trace/event.h"
@@ -33,7 +34,8 @@ class ModelTracepoints {
     int64_t curr = 0;  // 0: idle
     PrevState leave = PrevState::Runnable;
   };
-  KernelEvent event(const trace::Event& e, int line, KernelEventKind kind, int64_t pid) const;
+  KernelEvent event(const trace::Event& e, int line, KernelEventKind kind, int64_t pid,
+                    int64_t current) const;
   const std::string& name_of(int64_t pid) const;
 
   std::function<void(const KernelEvent&)> sink_;

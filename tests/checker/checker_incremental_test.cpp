@@ -129,9 +129,11 @@ void clock_follows_an_exact_one(bool always_exact) {
         [[fallthrough]];
       case 1:
       case 2: {
-        const int64_t delta = *rc::gen::inRange<int64_t>(1, 10'000'000);
+        // Now and then a run as long as the format allows, far past what fixed point holds.
+        const int64_t longest = *rc::gen::inRange(0, 20) == 0 ? int64_t{1} << 62 : 10'000'000;
+        const int64_t delta = *rc::gen::inRange<int64_t>(1, longest);
         clock.advance(delta, W);
-        Exact step = ex(delta * kNice0Weight) / ex(W);
+        Exact step = ex(delta) * ex(kNice0Weight) / ex(W);
         exact += step;
         break;
       }
@@ -182,6 +184,29 @@ TEST(FluidClock, GoesFixedPointWhenItsDenominatorOutgrows64BitsAndExactAgainWhen
   const FluidClock::Lag l = clock.lag(again, 1024, 0);
   ASSERT_TRUE(l.exact.has_value());
   EXPECT_EQ(*l.exact, 1);
+}
+
+// Regression: a run of 2^62 ns overflowed the fold's 64-bit product (UBSan), and a fixed-point
+// clock that far along would overflow 128 bits; it is computed exactly instead.
+TEST(FluidClock, RunsFarBeyondFixedPointAreComputedExactly) {
+  FluidClock clock(false);
+  const FluidClock::Point start = clock.now();
+  for (int64_t W : {3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67})
+    clock.advance(1, W * 1024);
+  const FluidClock::Point fixed_point = clock.now();
+  ASSERT_TRUE(fixed_point.fixed.has_value());
+  clock.advance(int64_t{1} << 62, 1024);
+  clock.advance(int64_t{1} << 62, 1024);
+  const FluidClock::Lag l = clock.lag(fixed_point, 1024, 0);
+  EXPECT_FALSE(l.exact.has_value());
+  EXPECT_EQ(l.value, std::ldexp(1.0, 63));
+  const FluidClock::Point later = clock.now();
+  EXPECT_FALSE(later.fixed.has_value());
+  clock.advance(1024, 2048);
+  const FluidClock::Lag from_later = clock.lag(later, 2048, 1000);
+  ASSERT_TRUE(from_later.exact.has_value());
+  EXPECT_EQ(*from_later.exact, 24);
+  EXPECT_FALSE(clock.lag(start, 1024, 0).exact.has_value());
 }
 
 // rules::deadline_holds on (d − v)·w/N, for integer d and v, a request r or r/2 and the slack of

@@ -124,4 +124,8 @@ for x in w["wakeups"]:
     assert sum(m["ns"] for m in x["meanwhile"]) + x["unrecorded_ns"] == x["delay_ns"], x
 PY
 expect 2 "$vlag" check --worst 0 hb/cpu0.jsonl
+# With --keep-going a faulty line is a trace problem (exit 2), and the wakeups are still listed.
+{ cat hb/cpu0.jsonl; echo '{"t":"x"}'; } >hb-bad.jsonl
+expect 2 "$vlag" check --no-z3 --keep-going --worst 3 --json hb-bad.jsonl
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["problem_count"] == 1 and len(d["worst_wakeups"][0]["wakeups"]) == 3, d.get("problem_count")' out.txt
 echo "cli_check_test: ok"
