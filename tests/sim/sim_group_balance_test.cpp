@@ -91,20 +91,24 @@ int count_lines_with(const std::string& path, const std::string& what) {
   return n;
 }
 
+ScenarioResult one_against_three_on_two_cpus(int a_weight, const std::string& trace_dir) {
+  ScenarioConfig c;
+  c.machine = testing::test_machine(2, Placement::Prev, trace_dir);
+  c.workload = "hogs";
+  c.tasks = 4;
+  c.limit_ns = 10'000'000'000;
+  c.machine.cgroups = {parse_cgroup_spec("a:weight=" + std::to_string(a_weight) + ",tasks=1"),
+                       parse_cgroup_spec("b:weight=100,tasks=3")};
+  return run_scenario(c);
+}
+
 // The acceptance on two CPUs with migrations: the hogs start round-robin, {a, b} on
 // CPU 0 and {b, b} on CPU 1, and the balance by load moves them to {a} | {b, b, b} (or its
 // mirror), where it stays: 50 % of the machine (a whole CPU) for /a's hog, 16.7 % (a third of a
 // CPU) for each of /b's, within 1 pp.
 TEST(GroupBalance, OneHogAgainstThreeSharesTheMachineByGroupOnTwoCpus) {
   testing::TempDir dir;
-  ScenarioConfig c;
-  c.machine = testing::test_machine(2, Placement::Prev, dir.path());
-  c.workload = "hogs";
-  c.tasks = 4;
-  c.limit_ns = 10'000'000'000;
-  c.machine.cgroups = {parse_cgroup_spec("a:weight=100,tasks=1"),
-                       parse_cgroup_spec("b:weight=100,tasks=3")};
-  const ScenarioResult r = run_scenario(c);
+  const ScenarioResult r = one_against_three_on_two_cpus(100, dir.path());
   const double machine_ns = 2.0 * static_cast<double>(r.stats.end_ns);
   int a_cpu = -1;
   for (const TaskSummary& t : r.tasks) {
@@ -130,6 +134,17 @@ TEST(GroupBalance, OneHogAgainstThreeSharesTheMachineByGroupOnTwoCpus) {
   }
   EXPECT_EQ(attaches, r.stats.balance_migrations);
   testing::expect_traces_pass(dir.path(), 2);
+}
+
+// §10.6: a group's tasks get one CPU each at most. /a's weight 300 asks for 75 % of the machine,
+// but its one hog can use one CPU, 50 %; /b's three share the other CPU as before.
+TEST(GroupBalance, AHeavierGroupGetsNoMoreThanACpuPerTask) {
+  const ScenarioResult r = one_against_three_on_two_cpus(300, "");
+  for (const TaskSummary& t : r.tasks)
+    EXPECT_NEAR(static_cast<double>(t.runtime_ns) / (2.0 * static_cast<double>(r.stats.end_ns)),
+                t.group == "/a" ? 0.5 : 1.0 / 6, 0.01)
+        << t.name << " in " << t.group << "\n"
+        << r.report;
 }
 
 }  // namespace
