@@ -58,7 +58,7 @@ class DetachChoice {
 };
 
 /// need_active_balance()'s threshold: after this many failed balances in a row the kernel stops
-/// the busiest CPU's running task to move it; the simulator then moves any one queued task.
+/// the busiest CPU's running task to move it; the simulator moves its least recent queued task.
 inline bool needs_forced_move(int failed) { return failed > kCacheNiceTries + 2; }
 
 }  // namespace vlag::sim

@@ -371,9 +371,10 @@ bool Machine::balance_by_load(int c, BalanceIdle idle) {
     return true;
   }
   if (idle == BalanceIdle::NewlyIdle) return false;
+  // The count goes on: 6.6 to 6.18 do not reset it when they kick an active balance, whose
+  // move is not the failed balance's.
   if (needs_forced_move(++failed) && !candidates.empty()) {
     move_queued(*candidates.front(), c);
-    failed = kCacheNiceTries + 1;
     return true;
   }
   return false;
