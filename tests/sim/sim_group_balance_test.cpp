@@ -3,7 +3,7 @@
 // issue's workload on two CPUs — one hog in /a against three in /b, equal cpu.weight — where
 // the balance settles /a's hog alone on one CPU and /b's three on the other: 50 % and 16.7 % x 3
 // of the machine, as on one CPU, with the moves in the traces and every runqueue's trace passing
-// vlag check.
+// vlag check; and hackbench three levels of groups deep, whose moves pass vlag check too.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -145,6 +145,22 @@ TEST(GroupBalance, AHeavierGroupGetsNoMoreThanACpuPerTask) {
                 t.group == "/a" ? 0.5 : 1.0 / 6, 0.01)
         << t.name << " in " << t.group << "\n"
         << r.report;
+}
+
+// Three levels of groups under a workload that sleeps and wakes: hackbench's two groups of 40 in
+// /l1/l2/g0 and /l1/l2/g1 (weights 100 and 300) on 2 CPUs. The balance by load moves tasks
+// between the CPUs' deepest runqueues, and every runqueue of both traces passes vlag check.
+TEST(GroupBalance, ThreeLevelsOfGroupsMoveTasksWithTracesThatPass) {
+  testing::TempDir dir;
+  ScenarioConfig c;
+  c.machine = testing::test_machine(2, Placement::Prev, dir.path());
+  c.workload = "hackbench";
+  c.hackbench_groups = 2;
+  c.machine.cgroups = {parse_cgroup_spec("l1/l2/g0:weight=100,tasks=40"),
+                       parse_cgroup_spec("l1/l2/g1:weight=300,tasks=40")};
+  const ScenarioResult r = run_scenario(c);
+  EXPECT_GE(r.stats.balance_migrations, 5);
+  testing::expect_traces_pass(dir.path(), 2);
 }
 
 }  // namespace
