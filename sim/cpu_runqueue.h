@@ -43,6 +43,13 @@ class CpuRunqueue {
   /// Sets a task's latency_nice on a runqueue that keeps one (cfs-latency-nice); throws
   /// vlag::Error on one that does not (EEVDF turns latency_nice into a slice at creation).
   virtual void set_latency_nice(EntityId id, int latency_nice) = 0;
+  /// SPEC.md §10.6: the CPU's load as load balancing by load reads it (the root runqueue's W)
+  /// and a task's part of it (task_h_load). Only a hierarchy of task groups answers: the flat
+  /// machine balances by counts of tasks.
+  virtual int64_t load() const { throw Error("this runqueue keeps no hierarchical load"); }
+  virtual int64_t task_h_load(EntityId id) const {
+    throw Error("this runqueue keeps no hierarchical load (task " + std::to_string(id) + ")");
+  }
   /// Writes every operation from now on to out as a trace (spec/TRACE.md) under header h, the
   /// tasks named by `names` on their `new` and `attach` lines.
   virtual void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) = 0;

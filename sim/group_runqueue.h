@@ -65,6 +65,21 @@ class GroupRunqueue final : public CpuRunqueue {
     else
       throw Error("task " + std::to_string(m.se) + " cannot migrate in the exact arithmetic");
   }
+  int64_t load() const override { return h_.runqueue(reference::kRootGroup).total_weight(); }
+  // SPEC.md §10.6: the root's h_load is its W; a group runqueue's is its parent's scaled by the
+  // group entity's weight over the parent's W + 1, and a task's is its weight scaled likewise
+  // over its own runqueue's W + 1 (the kernel's +1 keeps the division defined).
+  int64_t task_h_load(EntityId id) const override {
+    const reference::GroupId g = h_.group_of(id);
+    const std::vector<reference::GroupId> up = groups_.ancestors(g);
+    int64_t h = load();
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {
+      const Rq& parent = h_.runqueue(groups_.group(*it).parent);
+      h = h * parent.entity(reference::group_entity_id(*it)).weight / (parent.total_weight() + 1);
+    }
+    const Rq& own = h_.runqueue(g);
+    return own.entity(id).weight * h / (own.total_weight() + 1);
+  }
   void set_latency_nice(EntityId id, int) override {
     throw Error("this runqueue keeps no latency_nice (task " + std::to_string(id) + ")");
   }

@@ -44,6 +44,7 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
     cpus_.push_back(std::move(cpu));
   }
   pending_.assign(cpus_.size(), false);
+  balance_failed_.assign(cpus_.size(), 0);
   quanta_ = config_.params.preset.rejoin_strategy != 0 && !is_cfs(config_.policy);
   quantum_gen_.assign(cpus_.size(), 0);
 }
@@ -217,6 +218,7 @@ void Machine::renice(Task& t, int nice) {
 
 void Machine::enqueue_on(Task& t, int c, bool check) {
   sync(c);
+  t.listed = ++list_seq_;
   apply(cpu(c), {OpKind::Enqueue, t.id});
   check_preempt(t, c, check);
   arm(c);
@@ -289,6 +291,7 @@ void Machine::move_queued(Task& t, int to) {
 
 // Linux's newidle balance: a CPU about to idle pulls one queued task from the busiest CPU.
 bool Machine::newidle_balance(int c) {
+  if (groups_) return balance_by_load(c, BalanceIdle::NewlyIdle);
   const std::vector<int64_t> n = nr_running();
   int busiest = -1;
   int64_t most = 1;  // a CPU running one task has nothing queued to give
@@ -305,6 +308,11 @@ bool Machine::newidle_balance(int c) {
 }
 
 void Machine::periodic_balance() {
+  if (groups_) {
+    for (int c = 0; c < ncpus(); ++c)
+      balance_by_load(c, cpu(c).idle() ? BalanceIdle::Idle : BalanceIdle::NotIdle);
+    return;
+  }
   for (;;) {
     int busiest = 0, least = 0;
     const std::vector<int64_t> n = nr_running();
@@ -317,6 +325,59 @@ void Machine::periodic_balance() {
     if (!t) return;
     move_queued(*t, least);
   }
+}
+
+// The queued, not running tasks of CPU c, least recently enqueued or switched in first: the end
+// of the kernel's cfs_tasks list, where detach_tasks() starts.
+std::vector<Task*> Machine::detach_candidates(int c) {
+  std::vector<Task*> out;
+  const auto curr = rq(c).curr();
+  for (const auto& t : tasks_)
+    if (t->cpu == c && t->runnable && curr != t->id && rq(c).status(t->id) == Status::Queued)
+      out.push_back(t.get());
+  std::sort(out.begin(), out.end(),
+            [](const Task* a, const Task* b) { return a->listed < b->listed; });
+  return out;
+}
+
+// SPEC.md §10.6, with task groups: CPU c pulls towards itself by hierarchical load, as Linux's
+// sched_balance_rq() on one domain of single-CPU groups. The loads are read before the first
+// move (the kernel's h_load is cached for the pass). A pass that finds an imbalance and moves
+// nothing counts as failed; after kCacheNiceTries + 3 in a row, one queued task moves whatever
+// its load (the kernel's active balance stops the busiest CPU's running task for it).
+bool Machine::balance_by_load(int c, BalanceIdle idle) {
+  const std::vector<int64_t> n = nr_running();
+  std::vector<BalanceCpu> view(cpus_.size());
+  for (int k = 0; k < ncpus(); ++k)
+    view[static_cast<size_t>(k)] = {n[static_cast<size_t>(k)], rq(k).load()};
+  const Imbalance imb = find_imbalance(c, view, idle);
+  int& failed = balance_failed_[static_cast<size_t>(c)];
+  if (imb.busiest < 0) {
+    failed = 0;  // out_balanced
+    return false;
+  }
+  const std::vector<Task*> candidates = detach_candidates(imb.busiest);
+  std::vector<int64_t> h_load;
+  for (const Task* t : candidates) h_load.push_back(rq(imb.busiest).task_h_load(t->id));
+  DetachChoice choice(imb, failed, idle, n[static_cast<size_t>(imb.busiest)]);
+  int moved = 0;
+  for (size_t i = 0; i < candidates.size() && !choice.done(); ++i)
+    if (choice.takes(h_load[i])) {
+      move_queued(*candidates[i], c);
+      ++moved;
+    }
+  if (moved > 0) {
+    failed = 0;
+    return true;
+  }
+  if (idle == BalanceIdle::NewlyIdle) return false;
+  // The count goes on: 6.6 to 6.18 do not reset it when they kick an active balance, whose
+  // move is not the failed balance's.
+  if (needs_forced_move(++failed) && !candidates.empty()) {
+    move_queued(*candidates.front(), c);
+    return true;
+  }
+  return false;
 }
 
 // SPEC.md §9.2: a workload timer is an hrtimer with a soft expiry (asked) and a hard one (plus
@@ -498,6 +559,7 @@ void Machine::reschedule(int c, bool force, bool burst_changed) {
     ++stats_.switches;
     Task& t = task(*curr);
     ++t.switches;
+    t.listed = ++list_seq_;
     k.curr_since_ns = t.runtime_ns;
     if (t.wall_work) {  // a wall-clock burst ends when its time is up, run or not
       if (t.wall_end_ns < 0) t.wall_end_ns = now_ + t.remaining;

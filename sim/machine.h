@@ -16,6 +16,7 @@
 #include "sim/cgroups.h"
 #include "sim/cpu.h"
 #include "sim/event_queue.h"
+#include "sim/load_balance.h"
 #include "sim/placement.h"
 #include "sim/policy.h"
 #include "sim/task.h"
@@ -45,7 +46,9 @@ struct MachineConfig {
   // Load balancing (a flat machine: no domain hierarchy, no cache-hot or affinity checks, no
   // capacity; imbalance counted in runnable tasks): a CPU about to idle pulls one queued task
   // from the busiest CPU (newidle), and every balance_interval_ticks ticks queued tasks move from
-  // the busiest to the least-loaded CPU while they differ by more than one task.
+  // the busiest to the least-loaded CPU while they differ by more than one task. With task
+  // groups the same two passes balance by hierarchical load instead, each CPU pulling for
+  // itself (SPEC.md §10.6, sim/load_balance.h).
   bool balance = true;
   int balance_interval_ticks = 4;
   int64_t switch_cost_ns = 0;  // charged to the incoming task at every context switch
@@ -155,6 +158,8 @@ class Machine {
   void move_queued(Task& t, int to);
   bool newidle_balance(int c);
   void periodic_balance();
+  bool balance_by_load(int c, BalanceIdle idle);
+  std::vector<Task*> detach_candidates(int c);
   void reschedule(int c, bool force, bool burst_changed);
   void flush_pending();
   void arm(int c);
@@ -176,9 +181,11 @@ class Machine {
   Workload* workload_ = nullptr;
   int64_t now_ = 0;
   bool stopped_ = false;
-  int waker_cpu_ = -1;            // the CPU whose running task the workload is acting for
-  uint64_t timer_seq_ = 0;        // ids of the workload timers set
-  int64_t last_balance_ns_ = -1;  // the periodic balance runs once per balance instant
+  int waker_cpu_ = -1;               // the CPU whose running task the workload is acting for
+  uint64_t timer_seq_ = 0;           // ids of the workload timers set
+  int64_t last_balance_ns_ = -1;     // the periodic balance runs once per balance instant
+  int64_t list_seq_ = 0;             // enqueues and switches in, for Task::listed
+  std::vector<int> balance_failed_;  // per CPU: balances by load in a row that moved nothing
   MachineStats stats_;
 };
 

@@ -67,7 +67,11 @@ struct Task {
   // of the CPU time a task uses between two sleeps.
   int64_t dur_avg_ns = 0;
   int64_t runtime_at_sleep_ns = 0;  // runtime_ns when it last went to sleep
-  LatencyStats latency;             // wakeup → first run after it
+  // Its place in its CPU's list of tasks (Linux's rq->cfs_tasks, which enqueue and every switch
+  // in move a task to the head of): the machine's count of those events when it last had one.
+  // Load balancing by load looks at the least recent first, the cache-coldest.
+  int64_t listed = 0;
+  LatencyStats latency;  // wakeup → first run after it
 };
 
 }  // namespace vlag::sim

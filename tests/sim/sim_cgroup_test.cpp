@@ -8,31 +8,19 @@
 #include <string>
 #include <utility>
 
-#include "checker/run.h"
 #include "sim/cgroups.h"
 #include "sim/machine.h"
 #include "sim/scenario.h"
 #include "spec/error.h"
 #include "spec/properties.h"
 #include "tests/support/machine_helpers.h"
+#include "tests/support/machine_traces.h"
 #include "tests/support/temp_dir.h"
 
 namespace vlag::sim {
 namespace {
 
-// Every runqueue of every CPU's trace is judged, with no violation and no trace problem.
-void expect_traces_pass(const std::string& dir, int cpus) {
-  for (int k = 0; k < cpus; ++k) {
-    const std::string path = dir + "/cpu" + std::to_string(k) + ".jsonl";
-    const checker::Report rep = checker::check({checker::file_source(path)}, {});
-    EXPECT_EQ(rep.problem_count, 0) << path;
-    EXPECT_GT(rep.events, 1000) << path;
-    for (const auto& [id, s] : rep.stats)
-      if (id.rfind("INV-", 0) == 0) {
-        EXPECT_EQ(s.violated, 0) << path << " " << id << ": " << s.worst;
-      }
-  }
-}
+using testing::expect_traces_pass;
 
 double share(const ScenarioResult& r, const std::string& name) {
   for (const TaskSummary& t : r.tasks)
