@@ -41,12 +41,12 @@ std::vector<double> means(const std::vector<MetricTable>& tables, const std::str
   for (const MetricTable& t : tables)
     if (t.name == metric)
       for (const Cell& c : t.cells.at(0)) out.push_back(c.sample.value().mean);
-  EXPECT_EQ(out.size(), 2u) << metric;
-  out.resize(2);
+  EXPECT_FALSE(out.empty()) << metric;
   return out;
 }
 
-constexpr const char* kLatencyNice = "cgroup.lat.latency_nice=0;cgroup.lat.latency_nice=-20";
+constexpr const char* kLatencyNice =
+    "cgroup.lat.latency_nice=0;cgroup.lat.latency_nice=-20;cgroup.lat.latency_nice=19";
 
 // linux-6.18: the group entity takes its runqueue's least slice (SPEC.md §10.4), so the short
 // slice latency_nice -20 gives the cyclictest tasks reaches the root runqueue, where their group
@@ -61,6 +61,13 @@ TEST(SimFindings, CgroupLatencyNiceMinus20LowersItsGroupsWakeupTailLinux618) {
   // Not bought with CPU: hackbench's group keeps its share within half a point.
   const std::vector<double> share = means(t, "cgroup:/hb.share");
   EXPECT_NEAR(share[1], share[0], 0.5);
+  // Not reproduced: seed 002's sensitive cgroup at latency_nice 19 had a worse schbench tail; the
+  // model's cyclictest group at 19 keeps its tail within the noise of the baseline's (pinned:
+  // neither better nor worse by half).
+  const std::vector<double> max = means(t, "cyclictest.max");
+  ASSERT_EQ(max.size(), 3u);
+  EXPECT_GT(max[2], 0.5 * max[0]);
+  EXPECT_LT(max[2], 1.5 * max[0]);
 }
 
 // Seed 000's other direction: hackbench at latency_nice 19 (here its cgroup's) lowers the
