@@ -403,7 +403,7 @@ std::optional<FamilyKeyName> split_family_key(std::string_view name) {
   const size_t last = name.rfind('.');
   const std::string_view instance =
       last > first ? name.substr(first + 1, last - first - 1) : std::string_view();
-  const std::string usage = " (" + k->name + ".NAME." + "FIELD, FIELD one of " + fields + ")";
+  const std::string usage = " (" + k->name + ".PATH.FIELD, FIELD one of " + fields + ")";
   if (instance.empty() || instance == "/")
     throw Error("'" + std::string(name) + "' names no " + k->name + usage);
   const std::string field(name.substr(last + 1));
