@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "compare/group_metrics.h"
 #include "spec/error.h"
 
 namespace vlag::compare {
@@ -97,6 +98,9 @@ RunResults run_grid(const GridSpec& spec, int jobs, const Progress& progress) {
           run.lag = lag.series(configs[i].machine.params, res.stats.end_ns, spec.lag_points);
         run.end_ns = res.stats.end_ns;
         run.metrics = std::move(res.metrics);
+        for (sim::Metric& m :
+             group_metrics(res.tasks, res.stats.end_ns, configs[i].machine.params.ncpus))
+          run.metrics.push_back(std::move(m));
         if (run.rep == 0) run.tasks = std::move(res.tasks);
       } catch (...) {
         const std::lock_guard lock(mu);

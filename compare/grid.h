@@ -39,7 +39,7 @@ struct RunRecord {
   int rep = 0;
   uint64_t seed = 0;
   int64_t end_ns = 0;
-  sim::Metrics metrics;
+  sim::Metrics metrics;                 // the scenario's, then its groups' (group_metrics.h)
   std::vector<sim::TaskSummary> tasks;  // kept for the first repetition only (plots)
   std::optional<LagSeries> lag;         // row 0, first repetition, when lag_points > 0
 };

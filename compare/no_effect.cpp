@@ -12,7 +12,7 @@ std::string why_ignored(const std::string& key, const std::string& value,
                         const sim::ScenarioConfig& c) {
   const bool latency_policy = c.machine.policy == sim::Policy::EevdfLatencyNice ||
                               c.machine.policy == sim::Policy::CfsLatencyNice;
-  if (!latency_policy && (key == "latency_nice" ||
+  if (!latency_policy && (key == "latency_nice" || key.ends_with(".latency_nice") ||
                           (key == "group" && value.find("latency_nice") != std::string::npos)))
     return fmt::format(
         "policy {} ignores latency_nice (only eevdf-latency-nice and cfs-latency-nice read it; "

@@ -3,7 +3,10 @@
 // comparable by adding its row there. Settings are applied in registry order, not in the order
 // they were written, so that "features=..." always lands on top of "preset=..."; the caller
 // rebuilds the Params afterwards (grid.h cell_config), so that "cpus=..." rescales the base slice
-// of whichever preset was chosen.
+// of whichever preset was chosen. A family key (cgroup) is set field by field,
+// cgroup.PATH.FIELD=value (cgroup.lat.latency_nice=-20, cgroup.a/b.weight=200): one setting per
+// field, so that --vary and --rows take one field's values; its instances are created in the
+// order of their names.
 #pragma once
 
 #include <map>
@@ -19,7 +22,7 @@ namespace vlag::compare {
 /// key → value; a later layer (row, then variant) overrides an earlier one key by key.
 using Settings = std::map<std::string, std::string>;
 
-/// The registered keys, in the order they are applied.
+/// The registered keys, in the order they are applied (a family's as NAME.PATH.FIELD).
 std::vector<std::string> setting_keys();
 
 /// Throws vlag::Error naming the key when it is not registered.

@@ -26,6 +26,16 @@ struct CgroupSpec {
 /// Parses --cgroup's value; throws vlag::Error naming the bad part.
 CgroupSpec parse_cgroup_spec(const std::string& text);
 
+/// The keys of a cgroup's settings: weight, latency_nice, tasks, workload.
+const std::vector<std::string>& cgroup_fields();
+
+/// Sets one of them, from its text, the same way for --cgroup and vlag compare's
+/// cgroup.PATH.FIELD keys; throws vlag::Error "FIELD: why" (an unknown field names the known).
+void set_cgroup_field(CgroupSpec& spec, const std::string& field, const std::string& value);
+
+/// The cgroup of `path` in `specs` ('/' added in front where missing), appended when absent.
+CgroupSpec& cgroup_named(std::vector<CgroupSpec>& specs, const std::string& path);
+
 /// Which group each new task joins, creating the groups in `groups` as they are first needed.
 class CgroupPlacement {
  public:
@@ -34,7 +44,8 @@ class CgroupPlacement {
   /// The group of a new task of `workload`, and the latency_nice it takes if it has none.
   reference::GroupId place(const std::string& workload, reference::TaskGroups& groups);
   std::optional<int> latency_nice(reference::GroupId g, const reference::TaskGroups& groups) const;
-  /// Throws vlag::Error naming a cgroup with places left or a workload no task had.
+  /// Throws vlag::Error naming a cgroup with places left, a workload no task had, or a cgroup
+  /// no task can join (neither tasks nor workload, and no cgroup below it).
   void check_used() const;
 
  private:

@@ -1,8 +1,10 @@
 #include "sim/scenario_keys.h"
 
+#include <algorithm>
 #include <charconv>
 #include <type_traits>
 
+#include "sim/cgroups.h"
 #include "spec/error.h"
 
 namespace vlag::sim {
@@ -147,7 +149,8 @@ std::vector<ScenarioKey> make_registry() {
   ScenarioKey preset = text(
       "preset", KeyType::Text, kComparable | kShowsDefault,
       // The simulator runs the optimized runqueue: Linux arithmetic, Linux presets (SPEC.md §7).
-      preset_help(PresetFamily::Linux), [](auto& c) -> auto& { return c.machine.params.preset.name; });
+      preset_help(PresetFamily::Linux),
+      [](auto& c) -> auto& { return c.machine.params.preset.name; });
   preset.set = [](ScenarioConfig& c, const KeyValue& v) {
     c.machine.params.preset = preset_by_name(std::get<std::string>(v));
   };
@@ -287,11 +290,17 @@ std::vector<ScenarioKey> make_registry() {
           "A task group (SPEC.md §10), PATH:weight=N[,latency_nice=N][,tasks=N][,workload=NAME]: "
           "cpu.weight 1..10000 (100: nice 0's 1024); the next N tasks created, or every task of "
           "the workload, join it; repeatable",
-          KeyType::PerWorkload, kSimOnly);  // no get: a config keeps them parsed
-  // Not a vlag compare key yet: compare joins a key's values by '/', which cgroup paths hold.
+          KeyType::PerWorkload, kComparable);  // no get: a config keeps them parsed
   cgroup.set = [](ScenarioConfig& c, const KeyValue& v) {
     for (const std::string& g : std::get<std::vector<std::string>>(v))
       c.machine.cgroups.push_back(parse_cgroup_spec(g));
+  };
+  // vlag compare joins a key's values by ',' and '/', which a cgroup's settings and paths hold:
+  // it takes a cgroup field by field instead, cgroup.PATH.FIELD=value.
+  cgroup.fields = cgroup_fields();
+  cgroup.set_field = [](ScenarioConfig& c, const std::string& path, const std::string& field,
+                        const std::string& value) {
+    set_cgroup_field(cgroup_named(c.machine.cgroups, path), field, value);
   };
   keys.push_back(std::move(cgroup));
   keys.push_back(switch_key(
@@ -382,6 +391,25 @@ const ScenarioKey* find_scenario_key(std::string_view name) {
   for (const ScenarioKey& k : scenario_keys())
     if (k.name == name) return &k;
   return nullptr;
+}
+
+std::optional<FamilyKeyName> split_family_key(std::string_view name) {
+  const size_t first = name.find('.');
+  if (first == std::string_view::npos) return std::nullopt;
+  const ScenarioKey* k = find_scenario_key(name.substr(0, first));
+  if (!k || k->fields.empty()) return std::nullopt;
+  std::string fields;
+  for (const std::string& f : k->fields) fields += (fields.empty() ? "" : ", ") + f;
+  const size_t last = name.rfind('.');
+  const std::string_view instance =
+      last > first ? name.substr(first + 1, last - first - 1) : std::string_view();
+  const std::string usage = " (" + k->name + ".PATH.FIELD, FIELD one of " + fields + ")";
+  if (instance.empty() || instance == "/")
+    throw Error("'" + std::string(name) + "' names no " + k->name + usage);
+  const std::string field(name.substr(last + 1));
+  if (std::find(k->fields.begin(), k->fields.end(), field) == k->fields.end())
+    throw Error("'" + std::string(name) + "': unknown field '" + field + "'" + usage);
+  return FamilyKeyName{k, std::string(instance), field};
 }
 
 KeyValue parse_key_value(const ScenarioKey& key, std::string_view text) {

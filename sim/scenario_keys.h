@@ -1,7 +1,8 @@
 // The keys of a scenario (sim/scenario.h), each registered once: its name, the type and range of
 // its value, its help text and how it sets a ScenarioConfig. `vlag sim` makes one flag of every
 // key (cli/sim_command.cpp); `vlag compare` takes the comparable ones as key=value settings
-// (compare/settings.h). A new scenario option is one row in scenario_keys.cpp.
+// (compare/settings.h), a family key (cgroup) field by field as NAME.INSTANCE.FIELD=value. A new
+// scenario option is one row in scenario_keys.cpp.
 //
 // Registry order is application order: the preset comes before its feature overrides, and a key
 // that sets a Params field (cpus, hz) leaves the preset alone, so that whoever applies keys
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -48,7 +50,16 @@ struct ScenarioKey {
   std::vector<std::string> choices;  // Choice
   bool flag_sets = true;             // Switch: the value vlag sim's flag sets
   bool comparable = false;           // a vlag compare key
-  bool shows_default = false;        // vlag sim --help shows the default config's value
+  /// A family key (cgroup): vlag compare takes it field by field, NAME.INSTANCE.FIELD=value
+  /// (cgroup.lat.latency_nice=-20), so that --vary and --rows vary one field of one instance;
+  /// these are the FIELDs. Empty: vlag compare takes NAME=value.
+  std::vector<std::string> fields;
+  /// A family key: sets FIELD of INSTANCE from its text, creating the instance; throws
+  /// vlag::Error "FIELD: why".
+  std::function<void(ScenarioConfig&, const std::string& instance, const std::string& field,
+                     const std::string& value)>
+      set_field;
+  bool shows_default = false;  // vlag sim --help shows the default config's value
   /// Sets the value; throws vlag::Error on one the config cannot take (an unknown preset).
   std::function<void(ScenarioConfig&, const KeyValue&)> set;
   /// The value a config holds, in the key's own unit.
@@ -63,6 +74,18 @@ const std::vector<ScenarioKey>& scenario_keys();
 
 /// The key named `name`, or nullptr.
 const ScenarioKey* find_scenario_key(std::string_view name);
+
+/// A family key's setting name, NAME.INSTANCE.FIELD, split.
+struct FamilyKeyName {
+  const ScenarioKey* key = nullptr;
+  std::string instance;  // between the first '.' and the last: "lat", "a/b"
+  std::string field;
+};
+
+/// `name` as a family key's NAME.INSTANCE.FIELD; nullopt when NAME before the first '.' is no
+/// family key's. Throws vlag::Error on a family's name with no or an empty INSTANCE or an
+/// unknown FIELD, naming the fields.
+std::optional<FamilyKeyName> split_family_key(std::string_view name);
 
 /// `text` as the key's value, the way vlag compare writes it (numbers as from_chars reads them,
 /// lists comma-separated, Switch as on or off, PerWorkload joined by '/'); throws vlag::Error

@@ -68,6 +68,7 @@ TEST(ScenarioKeys, ComparableKeysKeepTheirApplicationOrder) {
                                                   "pipe_bytes",
                                                   "rtapp",
                                                   "group",
+                                                  "cgroup",
                                                   "autogroup"}));
 }
 
