@@ -223,7 +223,7 @@ void print_kernel_text(const KernelReport& r, const kernel::PerfParseStats& stat
   fmt::print(" {:-<125}\n", "");
   for (const auto& [pid, t] : r.tasks) {
     if (t.switches == 0 && t.runtime_ns == 0) continue;
-    const auto wake = stats::summarize(t.wakeup_delays_ns);
+    const auto wake = stats::summarize(t.wakeup_delays);
     fmt::print(" {:<24}|{:>12} |{:>9} |{:>13} |{:>13} |{:>15.6f} s |{:>12} |{:>12}\n",
                t.comm + ":" + std::to_string(pid), ms(static_cast<double>(t.runtime_ns)),
                t.switches, ms(t.delays.avg_ns()), ms(static_cast<double>(t.delays.max_ns)),
@@ -264,7 +264,7 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
   };
   json::Array tasks, groups, checks, problems, unrecorded;
   for (const auto& [pid, t] : r.tasks) {
-    const auto wake = stats::summarize(t.wakeup_delays_ns);
+    const auto wake = stats::summarize(t.wakeup_delays);
     const std::string group = t.group_known ? t.group : "?";
     json::Array phases;
     for (const auto& ph : t.phases) {

@@ -12,7 +12,7 @@ sim::Metrics group_metrics(const std::vector<sim::TaskSummary>& tasks, int64_t e
     return {};
   struct Group {
     int64_t runtime_ns = 0;
-    sim::LatencyHistogram latency;
+    stats::LatencyHistogram latency;
   };
   std::map<std::string, Group> groups;  // by path: the same order in every run of a grid
   for (const sim::TaskSummary& t : tasks) {

@@ -127,7 +127,7 @@ std::vector<LagBand> lag_band(const LagSeries& lag, int64_t end_ns, int buckets)
   return out;
 }
 
-Ccdf ccdf_of(const sim::LatencyHistogram& h) {
+Ccdf ccdf_of(const stats::LatencyHistogram& h) {
   Ccdf c;
   c.count = h.count();
   for (const auto& [ns, at_most] : h.cdf()) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "compare/lag_series.h"
-#include "sim/latency_histogram.h"
+#include "stats/latency_histogram.h"
 
 namespace vlag::compare {
 
@@ -66,6 +66,6 @@ struct Ccdf {
   double zero_fraction = 0;
   std::vector<std::pair<int64_t, double>> later_than;  // (x ns, fraction of samples > x)
 };
-Ccdf ccdf_of(const sim::LatencyHistogram& h);
+Ccdf ccdf_of(const stats::LatencyHistogram& h);
 
 }  // namespace vlag::compare

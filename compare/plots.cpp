@@ -111,7 +111,7 @@ void latency_ccdf(const RunResults& res, size_t row, Writer& w, PlotFiles& files
   std::vector<Curve> curves;
   for (const RunRecord& run : res.runs) {
     if (run.row != row || run.rep != 0) continue;
-    sim::LatencyHistogram all;
+    stats::LatencyHistogram all;
     for (const sim::TaskSummary& t : run.tasks) all.merge(t.latency);
     if (all.count() > 0) curves.push_back({run.variant, ccdf_of(all)});
   }

@@ -878,7 +878,7 @@ class KernelServiceLayer::Impl {
     TaskService& t = r_.tasks[id];
     const int64_t d = w.to_ns - w.from_ns;
     t.delays.add(d);
-    if (w.woken) t.wakeup_delays_ns.push_back(d);
+    if (w.woken) t.wakeup_delays.add(d);
     if (d > t.max_delay_ns) {
       t.max_delay_ns = d;
       t.max_delay_at_ns = w.from_ns;

@@ -19,6 +19,7 @@
 #include "kernel/events.h"
 #include "kernel/range.h"
 #include "spec/verdict.h"
+#include "stats/latency_histogram.h"
 
 namespace vlag::kernel {
 
@@ -93,7 +94,7 @@ struct TaskService {
   int64_t runtime_ns = 0;                 // on the judged CPUs, as perf sched latency counts it
   int64_t switches = 0;                   // times switched in
   DelayTotals delays;                     // runnable → running, each known wait
-  std::vector<int64_t> wakeup_delays_ns;  // the subset whose wait started with a wakeup
+  stats::LatencyHistogram wakeup_delays;  // the subset whose wait started with a wakeup
   int64_t max_delay_ns = -1;
   int64_t max_delay_at_ns = 0;
   int64_t longest_wait_ns = 0;   // FIG-STARVATION

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "spec/error.h"
+#include "stats/latency_histogram.h"
 
 namespace vlag::sim {
 namespace {
@@ -76,7 +77,7 @@ std::string Cyclictest::report(const MachineStats&) const {
 
 // The measuring threads' latencies, merged: what cyclictest's summary lines are made of.
 Metrics Cyclictest::metrics(const MachineStats&) const {
-  LatencyHistogram all;
+  stats::LatencyHistogram all;
   int64_t max_ns = 0;
   int64_t sum_ns = 0;
   for (const CyclicThreadStats& s : stats_) {

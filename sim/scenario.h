@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sim/cyclictest.h"
-#include "sim/latency_histogram.h"
+#include "stats/latency_histogram.h"
 #include "sim/machine.h"
 #include "sim/metric.h"
 #include "sim/schbench.h"
@@ -48,7 +48,7 @@ struct TaskSummary {
   int latency_nice = 0;
   int64_t runtime_ns = 0;
   int64_t migrations = 0;
-  LatencyHistogram latency;
+  stats::LatencyHistogram latency;
   std::string group = "/";  // its task group's path (SPEC.md §10)
 };
 

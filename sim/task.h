@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "sim/latency_histogram.h"
+#include "stats/latency_histogram.h"
 
 namespace vlag::sim {
 
@@ -21,7 +21,7 @@ struct LatencyStats {
   int64_t min_ns = 0;
   int64_t max_ns = 0;
   int64_t last_ns = 0;
-  LatencyHistogram histogram;
+  stats::LatencyHistogram histogram;
 
   void add(int64_t ns) {
     histogram.add(ns);

@@ -28,6 +28,17 @@ LatencySummary summarize(std::vector<int64_t> samples) {
   return s;
 }
 
+LatencySummary summarize(const LatencyHistogram& h) {
+  LatencySummary s;
+  if (h.count() == 0) return s;
+  s.count = h.count();
+  s.avg_ns = h.mean();
+  s.p50_ns = std::min(h.percentile(50), h.max());
+  s.p99_ns = std::min(h.percentile(99), h.max());
+  s.max_ns = h.max();
+  return s;
+}
+
 std::vector<double> ideal_shares(const std::vector<int64_t>& weights,
                                  const std::vector<double>& demands) {
   const size_t n = weights.size();

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "stats/latency_histogram.h"
+
 namespace vlag::stats {
 
 struct LatencySummary {
@@ -19,6 +21,9 @@ struct LatencySummary {
 
 /// Nearest-rank percentiles; an empty sample gives count 0 and zeros.
 LatencySummary summarize(std::vector<int64_t> samples_ns);
+/// The same from a histogram: count, mean and max exact, p50 and p99 within its 1/64 (never
+/// above the largest sample).
+LatencySummary summarize(const LatencyHistogram& h);
 
 /// The fluid (GPS) share of each task on one CPU when task i can use at most demand[i] of the
 /// CPU: shares are weight-proportional, except that a task never gets more than its demand and

@@ -94,7 +94,7 @@ TEST(PlotSelection, LargestLagTasksInIdOrder) {
 }
 
 TEST(PlotSelection, CcdfKeepsTheShareAtZeroApart) {
-  sim::LatencyHistogram h;
+  stats::LatencyHistogram h;
   for (int i = 0; i < 8; ++i) h.add(0);
   h.add(100);
   h.add(100'000);
@@ -106,7 +106,7 @@ TEST(PlotSelection, CcdfKeepsTheShareAtZeroApart) {
   EXPECT_DOUBLE_EQ(c.later_than[0].second, 0.1);  // one of ten later than 100 ns
   EXPECT_GE(c.later_than[1].first, 100'000);
   EXPECT_DOUBLE_EQ(c.later_than[1].second, 0.0);
-  sim::LatencyHistogram zeros;
+  stats::LatencyHistogram zeros;
   zeros.add(0);
   EXPECT_TRUE(ccdf_of(zeros).later_than.empty());
   EXPECT_DOUBLE_EQ(ccdf_of(zeros).zero_fraction, 1.0);

@@ -112,7 +112,7 @@ TEST(LiveKernel, RecordedHogsAndPeriodicTaskGiveNoViolationAndCountAsTheIndepend
       EXPECT_NE(of.at(subject), Verdict::NotApplicable) << id << " " << subject;
     }
   }
-  EXPECT_FALSE(r.tasks.at(periodic_pid).wakeup_delays_ns.empty());
+  EXPECT_FALSE(r.tasks.at(periodic_pid).wakeup_delays.count() == 0);
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ TEST(Stats, NearestRankPercentiles) {
   EXPECT_EQ(s.p50_ns, 50);
   EXPECT_EQ(s.p99_ns, 99);
   EXPECT_EQ(s.max_ns, 100);
-  EXPECT_EQ(summarize({}).count, 0);
-  EXPECT_EQ(summarize({7}).p99_ns, 7);
+  EXPECT_EQ(summarize(std::vector<int64_t>{}).count, 0);
+  EXPECT_EQ(summarize(std::vector<int64_t>{7}).p99_ns, 7);
 }
 
 TEST(Stats, IdealSharesAreWeightProportionalWithoutCaps) {

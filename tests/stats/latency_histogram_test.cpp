@@ -1,6 +1,6 @@
 // LatencyHistogram against exact nearest-rank percentiles of the same samples: within the
 // documented 1/64 relative error, never below the true value, and merge = adding both samples.
-#include "sim/latency_histogram.h"
+#include "stats/latency_histogram.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-namespace vlag::sim {
+#include "stats/stats.h"
+
+namespace vlag::stats {
 namespace {
 
 int64_t exact_percentile(std::vector<int64_t> v, double p) {
@@ -61,7 +63,26 @@ RC_GTEST_PROP(LatencyHistogramProperties, MergeIsUnion,
   ha.merge(hb);
   RC_ASSERT(ha.count() == all.count());
   RC_ASSERT(ha.cdf() == all.cdf());
+  RC_ASSERT(ha.max() == all.max());
+  RC_ASSERT(ha.mean() == all.mean());
+}
+
+// `vlag kernel check`'s wakeup columns: the summary of a histogram against that of the samples
+// themselves — count, mean and max exact, p50 and p99 within 1/64 and never above the max.
+RC_GTEST_PROP(LatencyHistogramProperties, SummaryMatchesTheSamples, (std::vector<uint32_t> raw)) {
+  std::vector<int64_t> v(raw.begin(), raw.end());
+  LatencyHistogram h;
+  for (int64_t x : v) h.add(x);
+  const LatencySummary want = summarize(v), got = summarize(h);
+  RC_ASSERT(got.count == want.count);
+  RC_ASSERT(got.max_ns == want.max_ns);
+  RC_ASSERT(std::fabs(got.avg_ns - want.avg_ns) <= 1e-9 * std::max(1.0, want.avg_ns));
+  for (const auto& [g, w] : {std::pair{got.p50_ns, want.p50_ns}, {got.p99_ns, want.p99_ns}}) {
+    RC_ASSERT(g >= w);
+    RC_ASSERT(g <= want.max_ns);
+    RC_ASSERT(static_cast<double>(g - w) <= static_cast<double>(w) / 64.0);
+  }
 }
 
 }  // namespace
-}  // namespace vlag::sim
+}  // namespace vlag::stats

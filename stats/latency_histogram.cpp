@@ -1,10 +1,10 @@
-#include "sim/latency_histogram.h"
+#include "stats/latency_histogram.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 
-namespace vlag::sim {
+namespace vlag::stats {
 namespace {
 constexpr int kSubBits = 6;  // 64 buckets per power of two
 constexpr int64_t kLinear = int64_t{1} << kSubBits;
@@ -32,12 +32,20 @@ void LatencyHistogram::add(int64_t ns) {
   if (b >= buckets_.size()) buckets_.resize(b + 1, 0);
   ++buckets_[b];
   ++count_;
+  sum_ += ns;
+  max_ = count_ == 1 ? ns : std::max(max_, ns);
+}
+
+double LatencyHistogram::mean() const {
+  return count_ == 0 ? 0 : static_cast<double>(sum_) / static_cast<double>(count_);
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {
   if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
   for (size_t b = 0; b < other.buckets_.size(); ++b) buckets_[b] += other.buckets_[b];
+  if (other.count_ > 0) max_ = count_ == 0 ? other.max_ : std::max(max_, other.max_);
   count_ += other.count_;
+  sum_ += other.sum_;
 }
 
 int64_t LatencyHistogram::percentile(double p) const {
@@ -63,4 +71,4 @@ std::vector<std::pair<int64_t, double>> LatencyHistogram::cdf() const {
   return out;
 }
 
-}  // namespace vlag::sim
+}  // namespace vlag::stats
