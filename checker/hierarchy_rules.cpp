@@ -97,9 +97,9 @@ void HierarchyRules::judge() {
       w.claim = "(not (= (= queued 1) (> nr 0)))";
       Violation v = violation_at(
           ids::kInvGroupQueued, file_, line_, index_,
-          fmt::format("group {} (rq {}): its entity {} on rq {} is {} with {} entities in its "
+          fmt::format("group {}: its entity {} on rq {} is {} with {} entities in its "
                       "runqueue",
-                      g.path, g.rq, g.se, g.parent, trace::status_name(ge->status), rq->queued()),
+                      g.path, g.se, g.parent, trace::status_name(ge->status), rq->queued()),
           std::move(w));
       v.rq = g.rq;
       record(report_, std::move(v));
@@ -139,9 +139,9 @@ void HierarchyRules::judge_shares(const Group& g, const ViewEntity& ge, const Vi
   w.claim = "(not (= w want))";
   Violation v = violation_at(
       ids::kInvGroupShares, file_, line_, index_,
-      fmt::format("group {} (rq {}): its entity {} on rq {} has weight {} where the shares rule "
+      fmt::format("group {}: its entity {} on rq {} has weight {} where the shares rule "
                   "on one CPU gives S_G = {} (the weight of its `new`; load {})",
-                  g.path, g.rq, g.se, g.parent, ge.weight, want, load),
+                  g.path, g.se, g.parent, ge.weight, want, load),
       std::move(w));
   v.rq = g.rq;
   record(report_, std::move(v));

@@ -175,7 +175,7 @@ TEST(GroupFixtures, NameTheGroupRunqueue) {
     for (const Violation& v : r.violations) {
       if (v.id != id) continue;
       EXPECT_EQ(v.rq, std::optional<RunqueueId>(1)) << v.detail;
-      EXPECT_NE(v.detail.find("group /a (rq 1): its entity 100 on rq 0"), std::string::npos)
+      EXPECT_NE(v.detail.find("group /a: its entity 100 on rq 0"), std::string::npos)
           << v.detail;
     }
   }
