@@ -175,8 +175,7 @@ TEST(GroupFixtures, NameTheGroupRunqueue) {
     for (const Violation& v : r.violations) {
       if (v.id != id) continue;
       EXPECT_EQ(v.rq, std::optional<RunqueueId>(1)) << v.detail;
-      EXPECT_NE(v.detail.find("group /a: its entity 100 on rq 0"), std::string::npos)
-          << v.detail;
+      EXPECT_NE(v.detail.find("group /a: its entity 100 on rq 0"), std::string::npos) << v.detail;
     }
   }
 }
@@ -211,6 +210,20 @@ TEST(GroupFixtures, SharesOfAnEntityWithoutItsNewAreNotJudged) {
   EXPECT_TRUE(has_note(r,
                        "INV-GROUP-SHARES not judged at 2 state(s) of a group whose shares S_G "
                        "are unknown (weight unknown"))
+      << testing::join_lines(r.notes);
+}
+
+// A reconstruction from kernel tracepoints: the kernel weighs group entities by PELT averages,
+// so the planted weight is not judged against the instantaneous rule.
+TEST(GroupFixtures, SharesOfAKernelReconstructionAreNotJudged) {
+  std::string text = read_fixture(property(ids::kInvGroupShares).fixture);
+  text.replace(text.find("\"cpus\":1"), 8, "\"cpus\":1,\"kernel_reconstruction\":true");
+  const Report r = testing::check_text(text);
+  EXPECT_EQ(r.stats.count(ids::kInvGroupShares) ? r.stats.at(ids::kInvGroupShares).checked : 0, 0);
+  EXPECT_EQ(r.stats.at(ids::kInvGroupQueued).checked, 2);
+  EXPECT_TRUE(has_note(r,
+                       "INV-GROUP-SHARES not judged at 2 state(s) (weight unknown): a "
+                       "reconstruction from kernel tracepoints"))
       << testing::join_lines(r.notes);
 }
 
