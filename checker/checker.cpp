@@ -24,7 +24,8 @@ void merge_stats(const InvariantStats& from, InvariantStats& into) {
 }  // namespace
 
 void merge_runqueue_reports(const std::vector<RunqueueReport>& parts, Report& into) {
-  const bool several = parts.size() > 1;
+  const bool several = std::count_if(parts.begin(), parts.end(),
+                                     [](const RunqueueReport& p) { return !p.across; }) > 1;
   std::vector<Violation> kept;
   std::vector<Finding> found;
   for (const RunqueueReport& part : parts) {
@@ -33,11 +34,11 @@ void merge_runqueue_reports(const std::vector<RunqueueReport>& parts, Report& in
     into.violation_count += r.violation_count;
     into.finding_count += r.finding_count;
     for (Violation v : r.violations) {
-      if (several) v.rq = part.rq;
+      if (several && !part.across) v.rq = part.rq;
       kept.push_back(std::move(v));
     }
     for (Finding f : r.findings) {
-      if (several) f.rq = part.rq;
+      if (several && !part.across) f.rq = part.rq;
       found.push_back(std::move(f));
     }
   }
@@ -52,10 +53,10 @@ void merge_runqueue_reports(const std::vector<RunqueueReport>& parts, Report& in
   for (const RunqueueReport& part : parts) {
     for (const std::string& note : part.report->notes) {
       const bool everywhere = std::all_of(parts.begin(), parts.end(), [&](const RunqueueReport& p) {
-        return std::find(p.report->notes.begin(), p.report->notes.end(), note) !=
-               p.report->notes.end();
+        return p.across || std::find(p.report->notes.begin(), p.report->notes.end(), note) !=
+                               p.report->notes.end();
       });
-      if (!several)
+      if (!several || part.across)
         into.notes.push_back(note);
       else if (!everywhere)
         into.notes.push_back("rq " + std::to_string(part.rq) + ": " + note);

@@ -1,9 +1,11 @@
 // `vlag check` on one trace: its runqueues — runqueue 0, and in a version 2 trace those its
 // `runqueue` lines declare (spec/TRACE.md §2, §7) — each judged on its own history by a checker of
 // one runqueue (checker/runqueue_checker.h for EEVDF, checker/cfs_check.h for CFS) with its own
-// shadow and service layer, their results merged into the trace's report. In a trace of several
-// runqueues every violation names its runqueue; the rules across runqueues (lag carried by a
-// migration, one runqueue per task at a time) are not judged yet.
+// shadow and service layer, their results merged into the trace's report; and, for EEVDF, the
+// rules of a hierarchy that connect a group runqueue with its group entity (SPEC.md §10.5,
+// checker/hierarchy_rules.h) across the trace's runqueues. In a trace of several runqueues every
+// violation names its runqueue. The rules across the runqueues of a run (the lag a migration
+// carries, one runqueue per task at a time) are checker/migrations.h's.
 #pragma once
 
 #include <map>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "checker/cfs_check.h"
+#include "checker/hierarchy_rules.h"
 #include "checker/report.h"
 #include "checker/runqueue_checker.h"
 #include "trace/event.h"
@@ -21,10 +24,12 @@
 
 namespace vlag::checker {
 
-/// One runqueue's report, merged into the trace's.
+/// One runqueue's report, merged into the trace's; or (`across`) the report of the rules across
+/// them, whose violations name their runqueue already and whose notes are the trace's.
 struct RunqueueReport {
   RunqueueId rq = 0;
   const Report* report = nullptr;
+  bool across = false;
 };
 
 /// Adds the runqueues' reports to `into`: counts and figures per ID, the violations and findings in
@@ -37,6 +42,11 @@ class RunqueuesChecker {
  public:
   RunqueuesChecker(const trace::Header& header, std::string file, Report& report)
       : header_(header), file_(std::move(file)), report_(report) {
+    if constexpr (kHierarchy)
+      hierarchy_.emplace(header_, file_, hierarchy_report_, [this](RunqueueId rq) -> const View* {
+        const PerRunqueue* c = runqueue(rq);
+        return c ? &c->view() : nullptr;
+      });
     // Version 1: one CPU's stream of a multi-CPU run is one runqueue's history, judged as such.
     if (header_.version == 1 && header_.params.ncpus != 1 && !header_.cpu)
       throw trace::InputError(trace::Fault::Malformed, file_, 1, "cpus",
@@ -50,10 +60,12 @@ class RunqueuesChecker {
   /// Checks one event on its runqueue, or declares one. Throws trace::InputError for a trace
   /// fault (the event is then not applied).
   void consume(const trace::Event& e, int64_t line) {
+    if (hierarchy_) hierarchy_->before(e.t);
     if (e.kind == trace::EventKind::Runqueue)
       declare(e, line);
     else
       runqueue_of(e, line).checker->consume(e, line, index_);
+    if (hierarchy_) hierarchy_->after(e, line, index_);
     ++index_;
   }
 
@@ -64,6 +76,10 @@ class RunqueuesChecker {
     for (auto& [id, slot] : slots_) {
       slot->checker->finish();
       parts.push_back({id, &slot->report});
+    }
+    if (hierarchy_) {
+      hierarchy_->finish();
+      parts.push_back({0, &hierarchy_report_, true});
     }
     merge_runqueue_reports(parts, report_);
   }
@@ -83,6 +99,8 @@ class RunqueuesChecker {
     Report report;
     std::unique_ptr<PerRunqueue> checker;
   };
+  // The hierarchy's rules read the runqueues' views: EEVDF's checker has them.
+  static constexpr bool kHierarchy = requires(const PerRunqueue& c) { c.view(); };
 
   [[noreturn]] void fault(int64_t line, const char* field, const std::string& what) const {
     throw trace::InputError(trace::Fault::TraceFault, file_, line, field, what);
@@ -137,6 +155,8 @@ class RunqueuesChecker {
   Report& report_;
   std::map<RunqueueId, std::unique_ptr<Slot>> slots_;
   std::vector<trace::Event> declarations_;
+  Report hierarchy_report_;
+  std::optional<HierarchyRules> hierarchy_;
   Slot* last_ = nullptr;  // the runqueue of the previous event: most traces have one
   RunqueueId last_rq_ = 0;
   int64_t index_ = 0;

@@ -35,7 +35,8 @@ const Source& source_named(const std::vector<Source>& sources, const std::string
 }
 
 bool across_runqueues(const std::string& id) {
-  return id == ids::kInvMigrateLag || id == ids::kInvOneRunqueue;
+  return id == ids::kInvMigrateLag || id == ids::kInvOneRunqueue || id == ids::kInvGroupQueued ||
+         id == ids::kInvGroupShares;
 }
 
 // "cpu2" before "cpu10": runs of digits compare as numbers.

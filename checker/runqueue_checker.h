@@ -51,6 +51,8 @@ class RunqueueChecker {
   std::vector<trace::Event> snapshot() const { return view_.snapshot(now_, rq_); }
   /// The events of this runqueue applied so far.
   int64_t events() const { return index_; }
+  /// The runqueue as the events so far describe it (the hierarchy's rules read it).
+  const View& view() const { return view_; }
 
  private:
   void advance_to(int64_t t);

@@ -277,14 +277,19 @@ inline constexpr Property kProperties[] = {
      .judged = registry::kKernel},
     {.id = ids::kFigStarvation, .kind = PropertyKind::Figure, .note = "a figure, never a verdict",
      .judged = {.checker = CheckerRole::AsFigure, .linux64 = true}},
-    // SPEC.md §10.5: a hierarchy of runqueues, judged on the reference's hierarchy.
+    // SPEC.md §10.5: a hierarchy of runqueues, judged on the reference's hierarchy and, across
+    // the runqueues of a trace, by `vlag check` (checker/hierarchy_rules.h).
     {.id = ids::kInvGroupQueued, .section = "10.5", .promise = registry::everywhere,
-     .note = "every group entity of a hierarchy (reference/hierarchy.h)",
-     .judged = {.reference = true}},
+     .note = "every group entity of a hierarchy (reference/hierarchy.h); on a trace, at the end "
+             "of every instant, not in windows",
+     .judged = {.reference = true, .checker = CheckerRole::Verdict, .linux64 = true},
+     .fixture = "inv-group-queued.jsonl"},
     {.id = ids::kInvGroupShares, .section = "10.5", .kind = PropertyKind::StepInvariant,
      .promise = registry::everywhere,
-     .note = "the group entities an operation updated, instantaneous form (10.3)",
-     .judged = {.reference = true}},
+     .note = "the group entities an operation updated, instantaneous form (10.3); on a trace, "
+             "one CPU's, with S_G the weight of the group entity's `new`",
+     .judged = {.reference = true, .checker = CheckerRole::Verdict, .linux64 = true},
+     .fixture = "inv-group-shares.jsonl"},
     {.id = ids::kThmGroupShare, .section = "10.5", .kind = PropertyKind::Theorem,
      .promise = registry::everywhere,
      .note = "CPU-bound tasks from t = 0 on one CPU, within (levels + 1) THM-SHARE bounds; "

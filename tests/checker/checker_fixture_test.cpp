@@ -10,25 +10,12 @@
 
 #include "checker/run.h"
 #include "spec/properties.h"
+#include "tests/support/planted_faults.h"
 
 namespace vlag::checker {
 namespace {
 
-// The line of each ID's planted fault; the file is the ID's fixture in spec/properties.h.
-struct Planted {
-  const char* id;
-  int64_t line;
-};
-
-const Planted kPlanted[] = {
-    {ids::kInvPickEligible, 8}, {ids::kInvPickEdf, 6},   {ids::kInvLagSum, 5},
-    {ids::kInvDeadline, 4},     {ids::kInvPlaceLag, 9},  {ids::kInvReweight, 8},
-    {ids::kInvLagClamp, 8},     {ids::kInvS64Margin, 4}, {ids::kInvDelay, 4},
-    {ids::kInvStep, 6},         {ids::kThmLagBound, 8},  {ids::kThmWakeupLatency, 8},
-    {ids::kInvKernelSums, 17},  {ids::kInvProtStart, 8}, {ids::kInvProtExtent, 7},
-    {ids::kInvProtEnd, 9},      {ids::kInvNextBuddy, 6}, {ids::kInvMigrateLag, 12},
-    {ids::kInvOneRunqueue, 8},
-};
+using testing::Planted;
 
 std::string run_z3(const std::string& path) {
   std::string out;
@@ -75,7 +62,7 @@ TEST_P(PlantedFault, IsCaughtWithItsIdAndConfirmedByZ3) {
   EXPECT_TRUE(reproduced) << found->window_file;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, PlantedFault, ::testing::ValuesIn(kPlanted),
+INSTANTIATE_TEST_SUITE_P(Fixtures, PlantedFault, ::testing::ValuesIn(testing::kPlanted),
                          [](const auto& info) {
                            std::string name = info.param.id;
                            for (char& c : name)
