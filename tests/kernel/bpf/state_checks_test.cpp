@@ -143,6 +143,28 @@ TEST(BpfStateChecks, KnownSumsNeedEveryQueuedEntityAndCatchAWrongOne) {
   EXPECT_EQ(known_queue_sums(rs, SumWeights::Scaled, 1).violations.size(), 1u);
 }
 
+// Regression: the live hog sets its own nice after the capture first saw it, and no record says
+// so; the kernel's sum then holds the new weight. Judged only where a record reads it anew.
+TEST(BpfStateChecks, KnownSumsDoNotTrustATaskWeightReadBeforeAnUnseenRenice) {
+  constexpr uint64_t kNice2 = 655;  // scaled weight of nice 2
+  StateRecord sw = switch_to_b(1200, 1900, 2500);
+  for (auto& t : sw.tasks) t.chain[0].cfs_rq.sum_weight = 1024 + kNice2;
+  sw.queues[0].entities[1].weight = kNice2 << 10;  // the tree's c, read at the switch
+  const StateRecord wake_c =
+      record(RecordKind::Wakeup, 50, {task(12, entity(0xc, 12, 1000, 2500))});
+  auto t = known_queue_sums({wake_c, sw}, SumWeights::Scaled, 1);
+  EXPECT_EQ(t.judged, 1u);
+  EXPECT_TRUE(t.violations.empty()) << t.summary();
+  sw.queues.clear();  // c's weight only from its wakeup, before the renice
+  t = known_queue_sums({wake_c, sw}, SumWeights::Scaled, 1);
+  EXPECT_TRUE(t.violations.empty()) << t.summary();
+  EXPECT_EQ(t.judged, 0u);
+  EXPECT_EQ(t.unknowable_total(), 1u);
+  // Every weight read in the switch's own record: a wrong sum is a violation again.
+  sw.tasks.push_back(task(12, entity(0xc, 12, 1000, 2500)));
+  EXPECT_EQ(known_queue_sums({wake_c, sw}, SumWeights::Scaled, 1).violations.size(), 1u);
+}
+
 TEST(BpfStateChecks, PlacementsNeedTheSliceAndTheSavedLag) {
   EntityState out = entity(0xa, 10, 5000, 5500, false);
   out.vlag = -300;
