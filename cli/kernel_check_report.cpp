@@ -100,10 +100,12 @@ void print_shares(const KernelReport& r) {
     std::string head =
         path == "?" ? "tasks of unknown group (no snapshot or map names them)" : "group " + path;
     if (g != r.groups.end() && g->second.shares)
-      head += fmt::format(" (shares {})", g->second.shares->is_exact()
-                                              ? fmt::format("{:.0f}", g->second.shares->lo)
-                                              : fmt::format("{:.0f}..{:.0f}", g->second.shares->lo,
-                                                            g->second.shares->hi));
+      head += fmt::format(
+          " (shares {}: {})",
+          g->second.shares->is_exact()
+              ? fmt::format("{:.0f}", g->second.shares->lo)
+              : fmt::format("{:.0f}..{:.0f}", g->second.shares->lo, g->second.shares->hi),
+          g->second.shares_source);
     fmt::print(" {}: {} ms of CPU\n", head, ms(table.runtime));
     fmt::print("  {:<30} {:>6} {:>13} {:>11} {:>8} {:>8} {:>8} {:>9} {:>9} {:>12} {:>12}\n", "Task",
                "weight", "slice ms", "runtime ms", "share", "ideal", "diff pp", "min lag",
@@ -313,6 +315,7 @@ std::string kernel_json(const KernelReport& r, const kernel::PerfParseStats& sta
       o.raw("shares", fmt::format("[{},{}]", g.shares->lo, g.shares->hi));
     else
       o.raw("shares", "null");
+    if (g.shares) o.str("shares_source", g.shares_source);
     o.raw("verdicts", verdicts("group " + path, true));
     groups.add(o);
   }

@@ -94,7 +94,9 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
       ->required();
   check->add_option("--snapshot", copts->snapshots,
                     "sched debug snapshot(s): task groups, custom slices, base slice");
-  check->add_option("--groups", copts->groups, "File of 'PID GROUP' lines: the task groups");
+  check->add_option("--groups", copts->groups,
+                    "File of 'PID GROUP' and 'GROUP cpu.shares|cpu.weight N' lines: task groups "
+                    "and their shares");
   check->add_option("--hz", copts->hz, "The kernel's CONFIG_HZ")
       ->check(CLI::Range(100, 1000))
       ->each([copts](const std::string&) { copts->hz_given = true; });

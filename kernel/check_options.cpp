@@ -24,6 +24,10 @@ void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelCheckOptions& opt
       if (rq.path == "/") continue;
       GroupKnowledge& g = options.groups[rq.path];
       if (const auto s = shares_from_snapshot(rq, snap.file)) {
+        // Every view the range rests on is named (the range is what they agree on).
+        const std::string view = snap.file + " cfs_rq[" + std::to_string(cpu.id) + "]";
+        g.shares_source = g.shares_source.empty() ? "sched debug snapshot " + view
+                                                  : g.shares_source + ", " + view;
         if (!g.shares) {
           g.shares = *s;
         } else {  // several views of one value: keep what they agree on
@@ -50,11 +54,69 @@ void learn_from_snapshot(const SchedDebugSnapshot& snap, KernelCheckOptions& opt
   options.group_source = "sched debug snapshot " + snap.file;
 }
 
+namespace {
+
+std::string shares_text(const Range& r) {
+  return r.is_exact() ? std::to_string(static_cast<int64_t>(r.lo))
+                      : std::to_string(static_cast<int64_t>(r.lo)) + ".." +
+                            std::to_string(static_cast<int64_t>(r.hi));
+}
+
+// "GROUP KNOB VALUE": tg->shares as the cgroup knob set it. The knob is taken for the whole
+// capture; a snapshot whose printed group-entity weight rules that value out says the knob was
+// not what the line says (another group, or set again during the capture), and a verdict on a
+// weight the capture contradicts could be a false alarm: the line is refused.
+void read_shares_line(std::istringstream& ss, const std::string& group, const std::string& file,
+                      int n, std::map<std::string, int>& first_line, KernelCheckOptions& options) {
+  const char* expected = " (expected 'GROUP cpu.shares N' or 'GROUP cpu.weight N')";
+  std::string knob, value_text, extra;
+  if (!(ss >> knob)) fail_at(file, n, std::string("field 'knob': missing") + expected);
+  if (knob != "cpu.shares" && knob != "cpu.weight")
+    fail_at(file, n, "field 'knob': '" + knob + "' is not cpu.shares or cpu.weight");
+  if (!(ss >> value_text)) fail_at(file, n, std::string("field 'value': missing") + expected);
+  if (ss >> extra) fail_at(file, n, "field 'value': '" + extra + "' after the value" + expected);
+  if (group == "/") fail_at(file, n, "field 'group': the root group has no " + knob);
+  if (group.rfind("/autogroup-", 0) == 0)
+    fail_at(file, n,
+            "field 'group': '" + group + "' is an autogroup, which has no " + knob +
+                " (its shares follow its nice value, /proc/PID/autogroup)");
+  const int64_t value = parse_int64(value_text, file, n, "value");
+  std::optional<int64_t> shares;
+  if (knob == "cpu.shares") {
+    if (value < 0) fail_at(file, n, "field 'value': cpu.shares " + value_text + " is negative");
+    shares = shares_of_cpu_shares(value);
+  } else {
+    shares = shares_of_cpu_weight(value);
+    if (!shares)
+      fail_at(file, n,
+              "field 'value': cpu.weight " + value_text +
+                  " is outside 1..10000 (the kernel refuses it)");
+  }
+  const auto [it, fresh] = first_line.emplace(group, n);
+  if (!fresh)
+    fail_at(file, n,
+            "field 'group': shares of " + group + " given twice (first on line " +
+                std::to_string(it->second) + ")");
+  GroupKnowledge& g = options.groups[group];
+  const std::string stated =
+      knob + " " + value_text + " (tg->shares " + std::to_string(*shares) + ")";
+  const double w = static_cast<double>(*shares);
+  if (g.shares && (w < g.shares->lo || w > g.shares->hi))
+    fail_at(file, n,
+            "field 'value': " + stated + " contradicts " + g.shares_source + ", whose weight of " +
+                group + "'s entity allows tg->shares " + shares_text(*g.shares) + " only");
+  g.shares = Range::exact(w);
+  g.shares_source = "group map " + file + ":" + std::to_string(n) + ", " + knob + " " + value_text;
+}
+
+}  // namespace
+
 void read_group_map(const std::string& file, KernelCheckOptions& options) {
   if (std::filesystem::is_directory(file)) throw Error(file + ": is a directory, not a group map");
   std::ifstream in(file);
   if (!in) throw Error(file + ": cannot open");
   std::map<int64_t, int> first_line;
+  std::map<std::string, int> shares_line;
   std::string line;
   int entries = 0;
   for (int n = 1; std::getline(in, line); ++n) {
@@ -64,6 +126,12 @@ void read_group_map(const std::string& file, KernelCheckOptions& options) {
     if (s.empty() || s[0] == '#') continue;
     std::istringstream ss{std::string(s)};
     std::string pid_text, group, extra;
+    if (s[0] == '/') {  // a group's shares
+      ss >> group;
+      read_shares_line(ss, group, file, n, shares_line, options);
+      ++entries;
+      continue;
+    }
     if (!(ss >> pid_text >> group))
       fail_at(file, n, "field 'group': missing (expected 'PID GROUP')");
     if (ss >> extra)
@@ -81,9 +149,11 @@ void read_group_map(const std::string& file, KernelCheckOptions& options) {
     options.group_of[pid] = group;
     ++entries;
   }
-  if (entries == 0) throw Error(file + ": no 'PID GROUP' lines");
+  if (entries == 0) throw Error(file + ": no 'PID GROUP' or 'GROUP KNOB VALUE' lines");
   options.groups_known = true;
-  options.group_source = "group map " + file;
+  options.group_source = options.group_source == "none"
+                             ? "group map " + file
+                             : options.group_source + ", group map " + file;
 }
 
 }  // namespace vlag::kernel

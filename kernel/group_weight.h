@@ -1,6 +1,7 @@
 // The weight of a group entity on one CPU (SPEC.md §6.2): calc_group_shares() gives
 // tg->shares · load / (load + what the group's other CPUs carry), so it is known only while
-// the group's load is (almost) all on that CPU. tg->shares itself is read from a snapshot.
+// the group's load is (almost) all on that CPU. tg->shares itself is read from a snapshot, or
+// from the cgroup knob the user set (a group map's shares line).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,15 @@ namespace vlag::kernel {
 /// exact when nothing of the group was elsewhere; a range otherwise; nullopt when nothing of
 /// the group was queued on this CPU (its entity's weight is then stale).
 std::optional<Range> shares_from_snapshot(const CfsRqSnapshot& rq, const std::string& file);
+
+/// tg->shares (unscaled) after writing `value` to cgroup v1's cpu.shares: the kernel stores
+/// scale_load(value) clamped to MIN_SHARES..MAX_SHARES (sched_group_set_shares), so any value
+/// >= 0 is taken, and reads back clamped.
+int64_t shares_of_cpu_shares(int64_t value);
+
+/// tg->shares (unscaled) after writing `value` to cgroup v2's cpu.weight: 1..10000 (the kernel
+/// refuses the others with ERANGE: nullopt), round(value · 1024 / 100) (sched_weight_from_cgroup).
+std::optional<int64_t> shares_of_cpu_weight(int64_t value);
 
 /// The load the group's other CPUs carry (tg_load_avg − this CPU's contribution), as printed.
 std::optional<double> other_cpus_load(const CfsRqSnapshot& rq, const std::string& file);

@@ -217,7 +217,10 @@ class KernelServiceLayer::Impl {
     for (auto& [path, g] : r_.groups) {
       g.path = path;
       const auto k = o_.groups.find(path);
-      if (k != o_.groups.end()) g.shares = k->second.shares;
+      if (k != o_.groups.end()) {
+        g.shares = k->second.shares;
+        g.shares_source = k->second.shares_source;
+      }
     }
     for (const auto& [pid, t] : r_.tasks)
       if (t.group_known)

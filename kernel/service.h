@@ -32,6 +32,7 @@ struct GroupLoadSample {
 };
 struct GroupKnowledge {
   std::optional<Range> shares;
+  std::string shares_source;  // the snapshots' cfs_rqs it was read from, or the group map line
   std::vector<GroupLoadSample> samples;
 };
 
@@ -112,6 +113,7 @@ struct GroupService {
   double ideal_ns = 0, fluid_received_ns = 0;  // at its parent
   bool ideal_exact = true;                     // every weight they rest on was known
   std::optional<Range> shares;
+  std::string shares_source;  // GroupKnowledge::shares_source
 };
 
 /// One subject's verdict on one ID, when it is not plainly held.

@@ -228,7 +228,8 @@ std::string map_error(const std::string& path) {
 TEST(KernelBadInput, GroupMapEveryClassNamesFileLineAndField) {
   TempDir d;
   EXPECT_EQ(map_error(d.file("ok", "# pid group\n10 /a\n11 /b/c\n")), "no error");
-  EXPECT_NE(map_error(d.file("empty", "")).find(": no 'PID GROUP' lines"), std::string::npos);
+  EXPECT_NE(map_error(d.file("empty", "")).find(": no 'PID GROUP' or 'GROUP KNOB VALUE' lines"),
+            std::string::npos);
   EXPECT_NE(map_error(d.path()).find("is a directory"), std::string::npos);
   EXPECT_NE(map_error(d.path() + "/absent").find("cannot open"), std::string::npos);
   EXPECT_NE(map_error(d.file("garbage", "hello\n")).find(":1: field 'group': missing"),
@@ -247,6 +248,94 @@ TEST(KernelBadInput, GroupMapEveryClassNamesFileLineAndField) {
             std::string::npos);
   EXPECT_NE(map_error(d.file("nul", std::string("10 /a\0b\n", 8))).find(":1: field 'line': NUL"),
             std::string::npos);
+}
+
+// A group's shares as its cgroup knob sets them: cpu.shares clamped to 2..262144, cpu.weight
+// as round(w · 1024 / 100), both exact; and beside the "PID GROUP" lines.
+TEST(KernelBadInput, GroupMapSharesLinesGiveTgShares) {
+  TempDir d;
+  KernelCheckOptions o;
+  read_group_map(d.file("shares",
+                        "10 /a\n/a cpu.shares 3000\n/b cpu.weight 33\n/c cpu.shares 1\n"
+                        "/d cpu.shares 300000\n/e cpu.weight 10000\n\t/f   cpu.weight 1\n"
+                        "/g/h cpu.weight 100\n"),
+                 o);
+  const std::map<std::string, double> expected{{"/a", 3000},   {"/b", 338},    {"/c", 2},
+                                               {"/d", 262144}, {"/e", 102400}, {"/f", 10},
+                                               {"/g/h", 1024}};
+  for (const auto& [group, shares] : expected) {
+    ASSERT_TRUE(o.groups[group].shares) << group;
+    EXPECT_TRUE(o.groups[group].shares->is_exact()) << group;
+    EXPECT_EQ(o.groups[group].shares->lo, shares) << group;
+    EXPECT_NE(o.groups[group].shares_source.find("group map"), std::string::npos) << group;
+  }
+  EXPECT_EQ(o.group_of.at(10), "/a");
+  // A map of shares only is a map.
+  KernelCheckOptions only;
+  read_group_map(d.file("only", "/a cpu.weight 200\n"), only);
+  EXPECT_EQ(only.groups["/a"].shares->lo, 2048);
+  EXPECT_TRUE(only.group_of.empty());
+}
+
+TEST(KernelBadInput, GroupMapSharesLinesNameFileLineAndField) {
+  TempDir d;
+  EXPECT_NE(map_error(d.file("knob", "/a\n")).find(":1: field 'knob': missing"), std::string::npos);
+  EXPECT_NE(map_error(d.file("unknown", "/a cpu.max 5\n"))
+                .find(":1: field 'knob': 'cpu.max' is not cpu.shares or cpu.weight"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("value", "10 /a\n/a cpu.shares\n")).find(":2: field 'value': missing"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("text", "/a cpu.shares lots\n")).find(":1: field 'value': 'lots'"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("huge", "/a cpu.shares 99999999999999999999\n"))
+                .find(":1: field 'value': '99999999999999999999' is not an integer"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("extra", "/a cpu.shares 10 20\n"))
+                .find(":1: field 'value': '20' after the value"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("negative", "/a cpu.shares -1\n"))
+                .find(":1: field 'value': cpu.shares -1 is negative"),
+            std::string::npos);
+  for (const char* w : {"0", "10001", "-5"})
+    EXPECT_NE(map_error(d.file("weight", std::string("/a cpu.weight ") + w + "\n"))
+                  .find(std::string(":1: field 'value': cpu.weight ") + w + " is outside 1..10000"),
+              std::string::npos)
+        << w;
+  EXPECT_NE(map_error(d.file("root", "/ cpu.shares 1024\n")).find(":1: field 'group': the root"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("auto", "/autogroup-7 cpu.shares 1024\n"))
+                .find(":1: field 'group': '/autogroup-7' is an autogroup"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("twice", "/a cpu.shares 1024\n# b\n/a cpu.weight 100\n"))
+                .find(":3: field 'group': shares of /a given twice (first on line 1)"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("comments", "# only\n\n")).find(": no 'PID GROUP' or"),
+            std::string::npos);
+}
+
+// A snapshot read before the map bounds tg->shares by the group entity's printed weight: shares
+// it rules out are refused (the knob was not that during the capture), shares it allows are
+// taken as exact.
+TEST(KernelBadInput, GroupMapSharesASnapshotRulesOutAreRefused) {
+  TempDir d;
+  KernelCheckOptions o;
+  o.groups["/a"].shares = Range{2042, 2081};
+  o.groups["/a"].shares_source = "sched debug snapshot s.txt cfs_rq[1]";
+  KernelCheckOptions refused = o;
+  const std::string bad = d.file("bad", "/a cpu.shares 1024\n");
+  try {
+    read_group_map(bad, refused);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad + ":1: field 'value': cpu.shares 1024 (tg->shares "
+                                               "1024) contradicts sched debug snapshot s.txt "
+                                               "cfs_rq[1]"),
+              std::string::npos)
+        << e.what();
+  }
+  read_group_map(d.file("good", "/a cpu.weight 200\n"), o);
+  EXPECT_TRUE(o.groups["/a"].shares->is_exact());
+  EXPECT_EQ(o.groups["/a"].shares->lo, 2048);
 }
 
 TEST(KernelBadInput, CaptureFilesThatAreNotFiles) {

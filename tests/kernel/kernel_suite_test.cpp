@@ -3,8 +3,10 @@
 // snapshot, --hz 250) and `vlag kernel snapshot` (all three), whatever is inconclusive says why,
 // and each task's share of its group's CPU time, in the text and in the JSON, is what the
 // independent count of tests/tools/runtime_count.cpp makes of the same perf text, within 0.1 pp.
-// Then faults planted in copies of captures — a task kept off the CPU for 2 s, a share skewed —
-// are caught with their IDs.
+// With its group map (the cgroups' cpu.shares), cgroups-equal judges the share between its two
+// cgroups and within them, and the kernel's shares are the hierarchical share theorem's. Then
+// faults planted in copies of captures — a task kept off the CPU for 2 s, a share skewed, a
+// cgroup favoured — are caught with their IDs.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <sys/wait.h>
@@ -28,8 +30,9 @@ std::string data(const std::string& rel) { return std::string(VLAG_TEST_DATA) + 
 
 std::vector<Capture> captures() {
   std::vector<Capture> out;
-  for (const char* base : {"cgroups", "forks", "forty", "messaging", "nice", "periodic",
-                           "periodic-short", "renice", "sessions", "sleepers", "slices"})
+  for (const char* base :
+       {"cgroups", "cgroups-equal", "forks", "forty", "messaging", "nice", "periodic",
+        "periodic-short", "renice", "sessions", "sleepers", "slices"})
     for (const std::string suffix : {"", "-a"}) {
       const std::string d = std::string(base) + suffix;
       Capture c{d, data(d + "/perf.txt"), data(d + "/sched-debug.1.txt"), {}};
@@ -201,6 +204,116 @@ TEST(CaptureSuiteGroups, TheTwoSessionsAreJudgedAgainstEachOther) {
   EXPECT_EQ(judged, 2);
 }
 
+// cgroups-equal: one hog in /vlag-capture-a against three in /vlag-capture-b, equal cpu.shares,
+// on CPU 1. The capture's group map gives the cgroups' shares exactly, so the two group entities
+// are judged against each other at the root, and the hogs of b among themselves.
+struct GroupMap {
+  std::map<int64_t, std::string> group_of;
+  std::map<std::string, double> shares;
+};
+
+GroupMap read_map(const std::string& path) {
+  GroupMap m;
+  std::ifstream in(path);
+  for (std::string l; std::getline(in, l);) {
+    std::istringstream ss(l);
+    std::string first, second, third;
+    if (!(ss >> first >> second) || first[0] == '#') continue;
+    if (first[0] == '/' && ss >> third && second == "cpu.shares")
+      m.shares[first] = std::stod(third);
+    else if (first[0] != '/')
+      m.group_of[std::stoll(first)] = second;
+  }
+  return m;
+}
+
+std::string check_equal_cgroups(const std::string& perf) {
+  return std::string(VLAG_BINARY) + " kernel check --json " + q(perf) + " --snapshot " +
+         q(data("cgroups-equal/sched-debug.1.txt")) + " --groups " +
+         q(data("cgroups-equal/groups.txt")) + " --hz 250";
+}
+
+TEST(CaptureSuiteGroups, EqualCgroupsAreJudgedBetweenAndWithinWithTheirShares) {
+  const GroupMap map = read_map(data("cgroups-equal/groups.txt"));
+  ASSERT_EQ(map.shares.size(), 2u);
+  const Output r = run(check_equal_cgroups(data("cgroups-equal/perf.txt")));
+  ASSERT_EQ(r.status, 0) << r.out.substr(0, 3000);
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(simdjson::padded_string(r.out));
+  const simdjson::dom::element f = doc["files"].at(0);
+  for (const simdjson::dom::element ck : f["checks"].get_array())
+    EXPECT_EQ(int64_t(ck["violated"]), 0) << std::string_view(ck["id"]);
+  int groups = 0;
+  for (const simdjson::dom::element g : f["groups"].get_array()) {
+    const std::string path{std::string_view(g["path"])};
+    if (!map.shares.count(path)) continue;
+    ++groups;
+    EXPECT_EQ(double(g["shares"]), map.shares.at(path)) << path;
+    EXPECT_NE(std::string_view(g["shares_source"]).find("group map"), std::string_view::npos);
+    EXPECT_EQ(std::string_view(g["verdicts"]["THM-SHARE"]), "held") << path;
+    EXPECT_EQ(std::string_view(g["verdicts"]["THM-LAG-BOUND-LINUX"]), "held") << path;
+  }
+  EXPECT_EQ(groups, 2);
+  // Within b: its three hogs, each judged against the two others.
+  int b_hogs = 0;
+  for (const simdjson::dom::element t : f["tasks"].get_array()) {
+    if (std::string_view(t["comm"]) != "hog" || std::string_view(t["group"]) != "/vlag-capture-b")
+      continue;
+    ++b_hogs;
+    EXPECT_EQ(std::string_view(t["verdicts"]["THM-SHARE"]), "held") << int64_t(t["pid"]);
+  }
+  EXPECT_EQ(b_hogs, 3);
+}
+
+// The hierarchical share theorem on the kernel's own service: each group gets its shares' part
+// of what the two groups got together, each task its weight's part of its group's. Counted by
+// runtime_count, the weights from vlag's report (nice) and the map (shares).
+TEST(CaptureSuiteGroups, EqualCgroupsShareAsTheHierarchicalShareTheoremSays) {
+  const GroupMap map = read_map(data("cgroups-equal/groups.txt"));
+  const auto counted = independent_runtime(data("cgroups-equal/perf.txt"));
+  const Output r = run(check_equal_cgroups(data("cgroups-equal/perf.txt")));
+  ASSERT_EQ(r.status, 0);
+  simdjson::dom::parser parser;
+  const simdjson::dom::element f = parser.parse(simdjson::padded_string(r.out))["files"].at(0);
+  std::map<int64_t, double> weight;  // the groups' hogs
+  for (const simdjson::dom::element t : f["tasks"].get_array()) {
+    const int64_t pid = t["pid"];
+    if (std::string_view(t["comm"]) == "hog" && map.group_of.count(pid))
+      weight[pid] = double(t["weight"]);
+  }
+  ASSERT_EQ(weight.size(), 4u);
+  std::map<std::string, double> group_weight, group_run;
+  double total = 0;
+  for (const auto& [pid, w] : weight) {
+    group_weight[map.group_of.at(pid)] += w;
+    group_run[map.group_of.at(pid)] += counted.count(pid) ? counted.at(pid) : 0;
+    total += counted.count(pid) ? counted.at(pid) : 0;
+  }
+  ASSERT_GT(total, 1e9);  // over a second of the two groups' service
+  double all_shares = 0;
+  for (const auto& [g, sh] : map.shares) all_shares += sh;
+  for (const auto& [g, run_ns] : group_run)
+    EXPECT_NEAR(100 * run_ns / total, 100 * map.shares.at(g) / all_shares, 1.0) << g;
+  for (const auto& [pid, w] : weight) {
+    const std::string& g = map.group_of.at(pid);
+    const double ideal = 100 * map.shares.at(g) / all_shares * w / group_weight.at(g);
+    EXPECT_NEAR(100 * counted.at(pid) / total, ideal, 1.0) << "hog " << pid << " of " << g;
+  }
+}
+
+// A group map whose shares the snapshot rules out (cgroups' /vlag-capture-a had cpu.shares 2048;
+// its entity's printed weight allows 2042..2081) is refused, naming the line: exit 2.
+TEST(CaptureSuiteGroups, SharesTheSnapshotRulesOutAreAnError) {
+  const std::string map = ::testing::TempDir() + "/wrong-shares.txt";
+  std::ofstream(map) << "/vlag-capture-a cpu.shares 1024\n";
+  const Output r = run(std::string(VLAG_BINARY) + " kernel check " + q(data("cgroups/perf.txt")) +
+                       " --snapshot " + q(data("cgroups/sched-debug.1.txt")) + " --groups " +
+                       q(map) + " --hz 250 2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find(map + ":1: field 'value': cpu.shares 1024"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("contradicts sched debug snapshot"), std::string::npos) << r.out;
+}
+
 // --- planted faults -------------------------------------------------------------------------
 
 struct Line {
@@ -349,6 +462,37 @@ TEST(CaptureSuitePlanted, ASkewedShareIsCaught) {
   const Output r = check_nice_a(copy);
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(violated(r, "THM-SHARE", "hog:" + std::to_string(running))) << r.out.substr(0, 3000);
+}
+
+// cgroups-equal with twenty turns of a's hog made 10 ms longer each while a hog of b waits on
+// CPU 1: a's group entity gets more than its shares' part, and with the shares exact THM-SHARE
+// on the pair of group entities is violated.
+TEST(CaptureSuitePlanted, AFavouredCgroupIsCaughtWithExactShares) {
+  const GroupMap map = read_map(data("cgroups-equal/groups.txt"));
+  int64_t a_hog = 0, b_hog = 0;
+  for (const auto& [pid, g] : map.group_of)
+    if (g == "/vlag-capture-a" && !a_hog) a_hog = pid;
+  auto lines = read_lines(data("cgroups-equal/perf.txt"));
+  // The first hog of b that waits while a's hog is switched in.
+  int64_t waiting = 0, running = 0;
+  size_t at = switch_between_hogs(lines, 100'000'000, waiting, running, a_hog);
+  ASSERT_GT(at, 0u);
+  b_hog = waiting;
+  ASSERT_EQ(map.group_of.at(b_hog), "/vlag-capture-b");
+  const std::string copy = ::testing::TempDir() + "/favoured.perf.txt";
+  int turns = 0;
+  for (; at > 0 && turns < 20; ++turns) {
+    const int64_t when = lines[at].time_ns - lines.front().time_ns;
+    write(copy, planted(lines, at, 10'000'000));
+    lines = read_lines(copy);
+    int64_t w = 0, r = 0;
+    at = switch_between_hogs(lines, when + 1, w, r, a_hog);
+  }
+  EXPECT_GE(turns, 10);
+  const Output r = run(check_equal_cgroups(copy));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(violated(r, "THM-SHARE", "group /vlag-capture-a on cpu1")) << r.out.substr(0, 3000);
+  EXPECT_TRUE(violated(r, "THM-SHARE", "group /vlag-capture-b on cpu1"));
 }
 
 }  // namespace
