@@ -3,10 +3,11 @@
 // group and task operations on one CPU: groups created and destroyed, tasks moved between them,
 // cpu.weight written, tasks created, enqueued, dequeued, run, picked, reweighted and so on. The
 // operations run on the exact hierarchy, where every promised §6 ID is judged on every runqueue
-// operation (the hierarchy's step hook) and INV-GROUP-QUEUED, INV-GROUP-SHARES and every §6
-// state ID on every runqueue after every hierarchy operation; and side by side on the hierarchy
-// of LinuxRunqueue and that of the optimized runqueue, which must accept and reject alike and
-// leave bit-identical state on every runqueue. Anything else aborts with the case and what broke.
+// operation (the hierarchy's step hook), and after every hierarchy operation every §6 state ID
+// on every runqueue, INV-GROUP-QUEUED and INV-GROUP-SHARES (also in its one-CPU form, w = S_G at
+// every state, which a missed cpu.weight write breaks); and side by side on the hierarchy of
+// LinuxRunqueue and that of the optimized runqueue, which must accept and reject alike and leave
+// bit-identical state on every runqueue. Anything else aborts with the case and what broke.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -170,6 +171,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           !v.empty())
         fail(c, i, step, first(v));
       if (const auto v = reference::check_group_shares(exact.h); !v.empty())
+        fail(c, i, step, first(v));
+      if (const auto v = reference::check_one_cpu_shares(exact.h); !v.empty())
         fail(c, i, step, first(v));
 
       const std::string a = apply(linux, step), b = apply(opt, step);
