@@ -108,7 +108,8 @@ std::optional<TaskId> retarget(const reference::Hierarchy& h, TaskId hint, Fits 
 std::vector<HierarchyOp> resolve(const reference::Hierarchy& h, const HierarchyOp& o) {
   if (o.kind != HierarchyOpKind::Task && o.kind != HierarchyOpKind::Move) return {o};
   const TaskId t = o.op.se;
-  if (!h.has_task(t)) return {o};  // its create was refused: the hierarchy refuses this too
+  // A task whose create was refused (ids start at 1; 0 names none): the hierarchy refuses this.
+  if (t != 0 && !h.has_task(t)) return {o};
   const auto with = [&](std::optional<TaskId> to) -> std::vector<HierarchyOp> {
     if (!to) return {};
     HierarchyOp r = o;
