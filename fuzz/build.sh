@@ -23,9 +23,9 @@ obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 
 # Every library source of the folders the targets use (a new file needs no line here), and the
-# one fuzz helper (smt/detail/ is smt's own; kernel/bpf/ and kernel/state/ are not needed). No
+# fuzz decoders (smt/detail/ is smt's own; kernel/bpf/ and kernel/state/ are not needed). No
 # target reads trace.dat: kernel/ gives the build without libtracecmd (trace_dat_unsupported.cpp).
-library=(fuzz/op_decoder.cpp)
+library=(fuzz/op_decoder.cpp fuzz/hierarchy_decoder.cpp)
 for dir in spec json stats rules reference optimized cfs trace smt smt/detail checker kernel sim; do
   for f in "$src/$dir"/*.cpp; do
     [ "$f" = "$src/kernel/trace_dat.cpp" ] && continue
@@ -43,8 +43,8 @@ for f in "${library[@]}"; do
 done
 wait
 
-targets=(differential_fuzzer tree_fuzzer invariant_fuzzer perf_script_fuzzer sched_debug_fuzzer
-         trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer)
+targets=(differential_fuzzer tree_fuzzer invariant_fuzzer hierarchy_fuzzer perf_script_fuzzer
+         sched_debug_fuzzer trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer)
 libraries=(gmpxx gmp z3 simdjson fmt)
 for target in "${targets[@]}"; do
   # $ORIGIN/lib: the engines' runners lack these libraries; they travel with the targets.

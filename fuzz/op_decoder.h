@@ -48,4 +48,14 @@ FuzzCase decode_case(const uint8_t* data, size_t size);
 /// The case's preset with its feature flags, as run parameters.
 Params case_params(const FuzzCase& c);
 
+// The reads decode_case is made of, for the other decoders (fuzz/hierarchy_decoder.h).
+/// The preset byte and, with its high bit set, the feature flips (see decode_case).
+void read_preset(ByteReader& in, std::string& preset, std::string& features);
+/// Mostly a nice value's weight, sometimes any raw weight in [kMinWeight, kMaxWeight].
+int64_t read_weight(ByteReader& in);
+/// 0 (the base slice), a short custom slice, or anything in the custom range.
+int64_t read_slice(ByteReader& in);
+/// A preset with feature overrides, as run parameters.
+Params preset_params(const std::string& preset, const std::string& features);
+
 }  // namespace vlag::fuzz

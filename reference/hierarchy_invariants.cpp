@@ -52,4 +52,18 @@ std::vector<Violation> check_group_shares(const Hierarchy& h) {
   return out;
 }
 
+std::vector<Violation> check_one_cpu_shares(const Hierarchy& h) {
+  std::vector<Violation> out;
+  if (h.groups().ncpus() != 1) return out;
+  for (GroupId g : h.runqueues()) {
+    if (g == kRootGroup || h.runqueue(g).nr_queued() == 0) continue;
+    const int64_t want = h.groups().group(g).shares;
+    const int64_t w = group_entity(h, g).weight;
+    if (w != want)
+      out.push_back({ids::kInvGroupShares, where(h, g) + ": weight " + std::to_string(w) +
+                                               " on one CPU, S_G is " + std::to_string(want)});
+  }
+  return out;
+}
+
 }  // namespace vlag::reference

@@ -90,6 +90,8 @@ RC_GTEST_PROP(HierarchyProperties, PromisedInvariantsHoldAtEveryLevel, ()) {
     if (!state.empty()) RC_FAIL(preset + " after " + to_string(o) + ": " + first(state));
     const auto shares = check_group_shares(h);
     if (!shares.empty()) RC_FAIL(preset + " after " + to_string(o) + ": " + first(shares));
+    const auto one_cpu = check_one_cpu_shares(h);
+    if (!one_cpu.empty()) RC_FAIL(preset + " after " + to_string(o) + ": " + first(one_cpu));
   }
   RC_CLASSIFY(moved > 0, "a task moved between groups");
   RC_CLASSIFY(reweighted > 0, "cpu.weight changed");
@@ -231,6 +233,24 @@ TEST(Hierarchy, GroupEntityOffTheSharesRuleIsFlagged) {
   const auto v = check_group_shares(h);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v.front().id, ids::kInvGroupShares);
+}
+
+// The one-CPU form judges every state: a cpu.weight write the group entity did not follow is
+// flagged until the hierarchy applies it.
+TEST(Hierarchy, CpuWeightWriteNotFollowedIsFlaggedOnOneCpu) {
+  OneTaskInA x("linux-6.12", cgroup_weight_to_shares(100));
+  Hierarchy& h = x.h;
+  ASSERT_TRUE(check_one_cpu_shares(h).empty());
+  x.groups.set_shares(x.a, cgroup_weight_to_shares(10000));
+  const auto v = check_one_cpu_shares(h);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v.front().id, ids::kInvGroupShares);
+  h.shares_changed(x.a);
+  EXPECT_TRUE(check_one_cpu_shares(h).empty());
+  // An empty group runqueue keeps its entity's weight (§10.3): not judged.
+  h.dequeue(1, false);
+  x.groups.set_shares(x.a, cgroup_weight_to_shares(1));
+  EXPECT_TRUE(check_one_cpu_shares(h).empty());
 }
 
 TEST(TaskGroups, SharesRuleSplitsByLoadAndClamps) {
