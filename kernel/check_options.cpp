@@ -8,6 +8,7 @@
 #include "kernel/kernel_release.h"
 #include "kernel/text_fields.h"
 #include "spec/error.h"
+#include "spec/weights.h"
 
 namespace vlag::kernel {
 
@@ -81,16 +82,16 @@ void read_shares_line(std::istringstream& ss, const std::string& group, const st
             "field 'group': '" + group + "' is an autogroup, which has no " + knob +
                 " (its shares follow its nice value, /proc/PID/autogroup)");
   const int64_t value = parse_int64(value_text, file, n, "value");
-  std::optional<int64_t> shares;
+  int64_t shares = 0;
   if (knob == "cpu.shares") {
     if (value < 0) fail_at(file, n, "field 'value': cpu.shares " + value_text + " is negative");
     shares = shares_of_cpu_shares(value);
   } else {
-    shares = shares_of_cpu_weight(value);
-    if (!shares)
+    if (value < 1 || value > 10'000)
       fail_at(file, n,
               "field 'value': cpu.weight " + value_text +
                   " is outside 1..10000 (the kernel refuses it)");
+    shares = cgroup_weight_to_shares(value);
   }
   const auto [it, fresh] = first_line.emplace(group, n);
   if (!fresh)
@@ -99,8 +100,8 @@ void read_shares_line(std::istringstream& ss, const std::string& group, const st
                 std::to_string(it->second) + ")");
   GroupKnowledge& g = options.groups[group];
   const std::string stated =
-      knob + " " + value_text + " (tg->shares " + std::to_string(*shares) + ")";
-  const double w = static_cast<double>(*shares);
+      knob + " " + value_text + " (tg->shares " + std::to_string(shares) + ")";
+  const double w = static_cast<double>(shares);
   if (g.shares && (w < g.shares->lo || w > g.shares->hi))
     fail_at(file, n,
             "field 'value': " + stated + " contradicts " + g.shares_source + ", whose weight of " +

@@ -50,12 +50,6 @@ std::optional<Range> shares_from_snapshot(const CfsRqSnapshot& rq, const std::st
 
 int64_t shares_of_cpu_shares(int64_t value) { return std::clamp(value, kMinWeight, kMaxWeight); }
 
-std::optional<int64_t> shares_of_cpu_weight(int64_t value) {
-  constexpr int64_t kDefault = 100;  // CGROUP_WEIGHT_DFL: the weight of shares 1024
-  if (value < 1 || value > 10'000) return std::nullopt;
-  return (value * 1024 + kDefault / 2) / kDefault;  // the nearest integer, halves up
-}
-
 std::optional<double> other_cpus_load(const CfsRqSnapshot& rq, const std::string& file) {
   const auto total = rq.integer("tg_load_avg", file);
   const auto mine = rq.integer("tg_load_avg_contrib", file);

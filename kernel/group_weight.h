@@ -25,10 +25,6 @@ std::optional<Range> shares_from_snapshot(const CfsRqSnapshot& rq, const std::st
 /// >= 0 is taken, and reads back clamped.
 int64_t shares_of_cpu_shares(int64_t value);
 
-/// tg->shares (unscaled) after writing `value` to cgroup v2's cpu.weight: 1..10000 (the kernel
-/// refuses the others with ERANGE: nullopt), round(value · 1024 / 100) (sched_weight_from_cgroup).
-std::optional<int64_t> shares_of_cpu_weight(int64_t value);
-
 /// The load the group's other CPUs carry (tg_load_avg − this CPU's contribution), as printed.
 std::optional<double> other_cpus_load(const CfsRqSnapshot& rq, const std::string& file);
 

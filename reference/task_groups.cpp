@@ -75,12 +75,6 @@ int64_t TaskGroups::shares_on(GroupId g, int cpu) const {
   return std::clamp(raw, kMinWeight, x.shares);
 }
 
-int64_t cgroup_weight_to_shares(int64_t cpu_weight) {
-  if (cpu_weight < 1 || cpu_weight > 10000)
-    throw Error("cpu.weight " + std::to_string(cpu_weight) + " is not in 1..10000");
-  return (cpu_weight * kNice0Weight + 50) / 100;
-}
-
 int64_t autogroup_shares(int nice) { return nice_to_weight(nice); }
 
 }  // namespace vlag::reference

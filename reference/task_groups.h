@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/weights.h"
+
 namespace vlag::reference {
 
 /// A task group; 0 is the root group "/".
@@ -52,9 +54,8 @@ class TaskGroups {
   std::vector<TaskGroup> groups_;
 };
 
-/// §10.1: `cpu.weight` 1..10000 as shares, c·1024/100 rounded to the nearest; throws
-/// vlag::Error outside 1..10000.
-int64_t cgroup_weight_to_shares(int64_t cpu_weight);
+/// §10.1: `cpu.weight` as shares (spec/weights.h, shared with the real kernel's group maps).
+using vlag::cgroup_weight_to_shares;
 /// §10.1: an autogroup's shares, the weight of its nice value (−20..19).
 int64_t autogroup_shares(int nice);
 

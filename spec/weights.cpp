@@ -44,6 +44,12 @@ int64_t clamp_custom_slice(int64_t r) {
   return std::clamp(r, kMinCustomSliceNs, kMaxCustomSliceNs);
 }
 
+int64_t cgroup_weight_to_shares(int64_t cpu_weight) {
+  if (cpu_weight < 1 || cpu_weight > 10000)
+    throw Error("cpu.weight " + std::to_string(cpu_weight) + " is not in 1..10000");
+  return (cpu_weight * kNice0Weight + 50) / 100;
+}
+
 int64_t latency_nice_slice(int latency_nice, int64_t base_slice_ns) {
   const int64_t w = nice_to_weight(latency_nice);
   return clamp_custom_slice(base_slice_ns * kNice0Weight / w);

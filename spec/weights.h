@@ -34,6 +34,10 @@ void validate_slice(int64_t r);
 /// Clamps a requested sched_runtime to the custom slice range, as the syscall does (0 stays 0).
 int64_t clamp_custom_slice(int64_t r);
 
+/// SPEC.md §10.1: `cpu.weight` 1..10000 as a task group's shares, c·1024/100 rounded to the
+/// nearest; throws vlag::Error outside 1..10000 (the kernel refuses those writes).
+int64_t cgroup_weight_to_shares(int64_t cpu_weight);
+
 /// SPEC.md §1.2: r(ℓ) = b·N / prio_to_weight[ℓ+20], clamped to the custom slice range.
 int64_t latency_nice_slice(int latency_nice, int64_t base_slice_ns);
 
