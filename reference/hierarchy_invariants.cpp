@@ -15,6 +15,21 @@ std::string where(const Hierarchy& h, GroupId g) {
   return "group " + h.groups().group(g).path + " on CPU " + std::to_string(h.cpu());
 }
 
+// INV-GROUP-SHARES on the groups `gs`: each one's entity, while its runqueue holds entities,
+// weighs what the instantaneous rule (§10.3) gives on the loads now (S_G itself on one CPU).
+std::vector<Violation> shares_violations(const Hierarchy& h, const std::vector<GroupId>& gs) {
+  std::vector<Violation> out;
+  for (GroupId g : gs) {
+    if (g == kRootGroup || !h.has_runqueue(g) || h.runqueue(g).nr_queued() == 0) continue;
+    const int64_t want = h.groups().shares_on(g, h.cpu());
+    const int64_t w = group_entity(h, g).weight;
+    if (w != want)
+      out.push_back({ids::kInvGroupShares, where(h, g) + ": weight " + std::to_string(w) +
+                                               ", the shares rule gives " + std::to_string(want)});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Violation> check_hierarchy_state(const Hierarchy& h) {
@@ -40,30 +55,12 @@ std::vector<Violation> check_hierarchy_state(const Hierarchy& h) {
 }
 
 std::vector<Violation> check_group_shares(const Hierarchy& h) {
-  std::vector<Violation> out;
-  for (GroupId g : h.shares_updated()) {
-    if (!h.has_runqueue(g) || h.runqueue(g).nr_queued() == 0) continue;
-    const int64_t want = h.groups().shares_on(g, h.cpu());
-    const int64_t w = group_entity(h, g).weight;
-    if (w != want)
-      out.push_back({ids::kInvGroupShares, where(h, g) + ": weight " + std::to_string(w) +
-                                               ", the shares rule gives " + std::to_string(want)});
-  }
-  return out;
+  return shares_violations(h, h.shares_updated());
 }
 
 std::vector<Violation> check_one_cpu_shares(const Hierarchy& h) {
-  std::vector<Violation> out;
-  if (h.groups().ncpus() != 1) return out;
-  for (GroupId g : h.runqueues()) {
-    if (g == kRootGroup || h.runqueue(g).nr_queued() == 0) continue;
-    const int64_t want = h.groups().group(g).shares;
-    const int64_t w = group_entity(h, g).weight;
-    if (w != want)
-      out.push_back({ids::kInvGroupShares, where(h, g) + ": weight " + std::to_string(w) +
-                                               " on one CPU, S_G is " + std::to_string(want)});
-  }
-  return out;
+  if (h.groups().ncpus() != 1) return {};
+  return shares_violations(h, h.runqueues());
 }
 
 }  // namespace vlag::reference
