@@ -302,6 +302,22 @@ std::pair<int64_t, int64_t> most_frequent_pair(const std::vector<Line>& lines, i
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+// Up to twenty turns of `running` made 10 ms longer each, in a copy of `lines` written to `copy`:
+// the one switched in at `at`, then each next one while `waiting` (any hog if 0) waits on its
+// CPU. Returns how many turns were lengthened.
+int lengthen_turns(std::vector<Line> lines, size_t at, const std::string& copy, int64_t running,
+                   int64_t waiting) {
+  int turns = 0;
+  for (; at > 0 && turns < 20; ++turns) {
+    const int64_t when = lines[at].time_ns - lines.front().time_ns;
+    write(copy, planted(lines, at, 10'000'000));
+    lines = read_lines(copy);
+    int64_t w = 0, r = 0;
+    at = switch_between_hogs(lines, when + 1, w, r, running, waiting);
+  }
+  return turns;
+}
+
 // --- cgroups-equal ------------------------------------------------------------------------
 
 // cgroups-equal: one hog in /vlag-capture-a against three in /vlag-capture-b, equal cpu.shares,
@@ -512,15 +528,7 @@ TEST(CaptureSuitePlanted, ASkewedShareIsCaught) {
   size_t at = switch_between_hogs(lines, 100'000'000, waiting, running, running, waiting);
   ASSERT_GT(at, 0u);
   const std::string copy = ::testing::TempDir() + "/skewed.perf.txt";
-  int turns = 0;
-  for (; at > 0 && turns < 20; ++turns) {
-    const int64_t when = lines[at].time_ns - lines.front().time_ns;
-    write(copy, planted(lines, at, 10'000'000));
-    lines = read_lines(copy);
-    int64_t w = 0, r = 0;
-    at = switch_between_hogs(lines, when + 1, w, r, running, waiting);
-  }
-  EXPECT_GE(turns, 10);
+  EXPECT_GE(lengthen_turns(lines, at, copy, running, waiting), 10);
   const Output r = check_nice_a(copy);
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(violated(r, "THM-SHARE", "hog:" + std::to_string(running))) << r.out.substr(0, 3000);
@@ -551,15 +559,7 @@ TEST(CaptureSuitePlanted, AFavouredCgroupIsCaughtWithExactShares) {
   b_hog = waiting;
   ASSERT_EQ(map.group_of.at(b_hog), "/vlag-capture-b");
   const std::string copy = ::testing::TempDir() + "/favoured.perf.txt";
-  int turns = 0;
-  for (; at > 0 && turns < 20; ++turns) {
-    const int64_t when = lines[at].time_ns - lines.front().time_ns;
-    write(copy, planted(lines, at, 10'000'000));
-    lines = read_lines(copy);
-    int64_t w = 0, r = 0;
-    at = switch_between_hogs(lines, when + 1, w, r, a_hog);
-  }
-  EXPECT_GE(turns, 10);
+  EXPECT_GE(lengthen_turns(lines, at, copy, a_hog, 0), 10);
   const Output r = run(check_equal_cgroups(copy, "cgroups-equal-A1"));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(violated(r, "THM-SHARE", "group /vlag-capture-a on cpu1")) << r.out.substr(0, 3000);
