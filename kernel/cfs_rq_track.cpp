@@ -82,16 +82,19 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
   w.tau0 = tau_;
   w.unknown0 = *ctx_->cpu_unknown_ns;
   w.W0 = weight_sum();
-  double sleeping = 0;
+  double maybe = 0;
   for (const auto& [sid, sw] : sleepers_)
-    if (sid != id) sleeping += sw;
-  w.W0.hi += sleeping;
+    if (sid != id) maybe += sw;
+  for (const auto& [pid, pw] : possible_) maybe += pw;
+  w.W0.hi += maybe;
   const double others = static_cast<double>(members_.size() - 1);
-  w.n0 = {others, others + static_cast<double>(sleepers_.size())};
+  w.n0 = {others, others + static_cast<double>(sleepers_.size() + possible_.size())};
   w.m_lo = m_hat_lo(id);
   for (const auto& [oid, o] : members_)
     if (oid != id) w.m_hi = std::max(w.m_hi, lag_deficit(o.info.slice.hi, ctx_->tick_ns));
-  if (!sleepers_.empty()) w.m_hi = std::max(w.m_hi, lag_deficit(1e8, ctx_->tick_ns));
+  if (!sleepers_.empty() || !possible_.empty())
+    w.m_hi = std::max(w.m_hi, lag_deficit(1e8, ctx_->tick_ns));
+  w.outsiders = !possible_.empty();
   // A weight not known exactly may change while its entity runs, and Linux 6.13..7.0 moves V
   // when it reweights the running entity (SPEC.md §4.8): the bound is not promised then.
   for (const auto& [oid, o] : members_)
@@ -106,7 +109,7 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
   const double unknown = *ctx_->cpu_unknown_ns - w.unknown0;
   Range O;
   if (w.start_known)
-    O = {o_lo_valid ? served : 0, served + unknown};
+    O = {o_lo_valid ? std::max(0.0, served - w.own_maybe) : 0, served + unknown + w.outsiders_ran};
   else  // its start is unknown: at most the wall time since, and at most all this cfs_rq got
     O = {0, std::min(static_cast<double>(t - w.from),
                      tau_ + (*ctx_->cpu_unknown_ns - unknown_at_creation_))};
@@ -148,6 +151,7 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
     if (O.lo <= B.hi || !sure_measure) {
       why |= w.start_why | end_why;
       if (unknown > 0) why |= Reason::UnrecordedSwitch;
+      if (w.own_maybe > 0 || w.outsiders) why |= Reason::MembershipUnknown;
     }
     if (O.lo > B.lo || O.hi > B.hi) {
       if (!m.info.weight.is_exact() || !in.W.is_exact() || !B.bounded())
@@ -282,6 +286,34 @@ void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
   for (const auto& [other, w] : it->second.windows) {
     w->u += per_weight;
     w->why |= why;
+  }
+}
+
+void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
+  const auto [it, fresh] = possible_.emplace(pid, weight);
+  const double added = fresh ? weight : weight - it->second;  // a renice while queued: heavier
+  if (added <= 0) return;
+  it->second = weight;
+  for (auto& [id, o] : members_) {
+    if (!o.wait) continue;
+    if (fresh) ++o.wait->joins;
+    o.wait->joined += Range{0, added};
+    o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(1e8, ctx_->tick_ns));
+    o.wait->outsiders = true;
+  }
+}
+
+void CfsRqTrack::possible_member_ran(double ns) {
+  for (auto& [id, m] : members_)
+    if (m.wait) m.wait->outsiders_ran += ns;
+}
+
+void CfsRqTrack::groups_may_have_run(double ns, const std::function<bool(int64_t)>& may_hold) {
+  if (ns <= 0) return;
+  for (auto& [id, m] : members_) {
+    if (id >= 0 || !may_hold(id)) continue;
+    uncertain(id, ns, Reason::MembershipUnknown);
+    if (m.wait) m.wait->own_maybe += ns;
   }
 }
 

@@ -109,6 +109,18 @@ class CfsRqTrack {
   void add_sleeper(int64_t id, double weight) { sleepers_[id] = weight; }
   void forget_sleeper(int64_t id) { sleepers_.erase(id); }
 
+  /// A task whose group the trace does not give (an outsider) is queued on this CPU, and this
+  /// group's cfs_rq may be where it is (SPEC.md §6.2): like a sleeper, it may be one more entity
+  /// here, of its task weight, for every wait in progress and every wait that starts. Called
+  /// again after a renice, it keeps the heavier weight.
+  void add_possible_member(int64_t pid, double weight);
+  void forget_possible_member(int64_t pid) { possible_.erase(pid); }
+  /// Such an outsider ran ns: had it been here, the others of a wait here got that much more.
+  void possible_member_ran(double ns);
+  /// ... and each group entity of this cfs_rq that `may_hold` it may have received ns more than
+  /// its tasks show, and may have run while it seemed to wait.
+  void groups_may_have_run(double ns, const std::function<bool(int64_t)>& may_hold);
+
  private:
   struct Wait {
     int64_t from = 0;  // its start, or (start unknown) the earliest it can have started
@@ -121,7 +133,10 @@ class CfsRqTrack {
     int joins = 0, leaves = 0;
     double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others
     bool weight_changed = false;
-    double late = 0;  // service the others got past their requests plus a tick (late ticks)
+    double late = 0;       // service the others got past their requests plus a tick (late ticks)
+    double own_maybe = 0;  // service of outsiders that may have been its own (a group entity)
+    double outsiders_ran = 0;  // service of outsiders that may have been this cfs_rq's
+    bool outsiders = false;    // an outsider may have been queued here meanwhile
   };
   struct Window {
     Range a0, b0;  // σ of each when the window was (re)based
@@ -182,6 +197,7 @@ class CfsRqTrack {
   std::map<int64_t, Member> members_;
   std::map<std::pair<int64_t, int64_t>, Window> windows_;  // (a, b), a < b
   std::map<int64_t, double> sleepers_;                     // possibly delayed: weight
+  std::map<int64_t, double> possible_;                     // outsiders maybe here: weight
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag

@@ -67,13 +67,13 @@ std::string shares_text(const Range& r) {
 // capture; a snapshot whose printed group-entity weight rules that value out says the knob was
 // not what the line says (another group, or set again during the capture), and a verdict on a
 // weight the capture contradicts could be a false alarm: the line is refused.
-void read_shares_line(std::istringstream& ss, const std::string& group, const std::string& file,
-                      int n, std::map<std::string, int>& first_line, KernelCheckOptions& options) {
+void read_shares_line(std::istringstream& ss, const std::string& group, const std::string& knob,
+                      const std::string& file, int n, std::map<std::string, int>& first_line,
+                      KernelCheckOptions& options) {
   const char* expected = " (expected 'GROUP cpu.shares N' or 'GROUP cpu.weight N')";
-  std::string knob, value_text, extra;
-  if (!(ss >> knob)) fail_at(file, n, std::string("field 'knob': missing") + expected);
+  std::string value_text, extra;
   if (knob != "cpu.shares" && knob != "cpu.weight")
-    fail_at(file, n, "field 'knob': '" + knob + "' is not cpu.shares or cpu.weight");
+    fail_at(file, n, "field 'knob': '" + knob + "' is not cpu.shares, cpu.weight or complete");
   if (!(ss >> value_text)) fail_at(file, n, std::string("field 'value': missing") + expected);
   if (ss >> extra) fail_at(file, n, "field 'value': '" + extra + "' after the value" + expected);
   if (group == "/") fail_at(file, n, "field 'group': the root group has no " + knob);
@@ -110,6 +110,24 @@ void read_shares_line(std::istringstream& ss, const std::string& group, const st
   g.shares_source = "group map " + file + ":" + std::to_string(n) + ", " + knob + " " + value_text;
 }
 
+// "GROUP complete": the map names every task of the group and of the groups below it (or a
+// parent they were forked from), so a task it does not name is in none of them. Without it, a
+// task no snapshot or map places may be in any group (SPEC.md §6.2).
+void read_complete_line(std::istringstream& ss, const std::string& group, const std::string& file,
+                        int n, KernelCheckOptions& options) {
+  std::string extra;
+  if (ss >> extra)
+    fail_at(file, n, "field 'knob': '" + extra + "' after complete (expected 'GROUP complete')");
+  if (group == "/")
+    fail_at(file, n, "field 'group': the root group holds every task no line places elsewhere");
+  GroupKnowledge& g = options.groups[group];
+  if (!g.complete_source.empty())
+    fail_at(
+        file, n,
+        "field 'group': " + group + " said complete twice (first at " + g.complete_source + ")");
+  g.complete_source = file + ":" + std::to_string(n);
+}
+
 }  // namespace
 
 void read_group_map(const std::string& file, KernelCheckOptions& options) {
@@ -127,9 +145,17 @@ void read_group_map(const std::string& file, KernelCheckOptions& options) {
     if (s.empty() || s[0] == '#') continue;
     std::istringstream ss{std::string(s)};
     std::string pid_text, group, extra;
-    if (s[0] == '/') {  // a group's shares
+    if (s[0] == '/') {  // a group's shares, or that the map names all its tasks
+      std::string knob;
       ss >> group;
-      read_shares_line(ss, group, file, n, shares_line, options);
+      if (!(ss >> knob))
+        fail_at(file, n,
+                "field 'knob': missing (expected 'GROUP cpu.shares N', 'GROUP cpu.weight N' or "
+                "'GROUP complete')");
+      if (knob == "complete")
+        read_complete_line(ss, group, file, n, options);
+      else
+        read_shares_line(ss, group, knob, file, n, shares_line, options);
       ++entries;
       continue;
     }

@@ -83,6 +83,8 @@ struct Timeline {
   // The CPU's last event was a record of its running task, at this time.
   bool last_was_own_stat = false;
   int64_t last_stat_ns = 0;
+  // Tasks of unknown group queued here (pid → task weight): any group open to them may hold them.
+  std::map<int64_t, double> outsiders;
 };
 
 // A wakeup this soon after the migration of the same task is its end (try_to_wake_up moves the
@@ -296,7 +298,11 @@ class KernelServiceLayer::Impl {
 
   CfsRqTrack& level(int cpu, const std::string& path) {
     auto& slot = levels_[{cpu, path}];
-    if (!slot) slot = std::make_unique<CfsRqTrack>(path, &context(cpu));
+    if (!slot) {
+      slot = std::make_unique<CfsRqTrack>(path, &context(cpu));
+      if (open_to_outsiders(path))
+        for (const auto& [pid, w] : timeline(cpu).outsiders) slot->add_possible_member(pid, w);
+    }
     return *slot;
   }
 
@@ -317,6 +323,7 @@ class KernelServiceLayer::Impl {
       } else {  // somewhere under the root: an entity of the root of unknown weight
         s.path = "/";
         s.unknown |= Reason::MissingSnapshot;
+        outsiders_.insert(pid);
       }
       s.slice = slice_of(pid);
       if (!s.slice.is_exact()) s.unknown |= Reason::MissingSnapshot;
@@ -399,29 +406,18 @@ class KernelServiceLayer::Impl {
         continue;
       }
       const TaskState& s = it->second;
-      switch (s.where) {
-        case Where::Runnable:
-        case Where::Running:
-          if (s.cpu == cpu && s.on_level)
-            w_run += w;
-          else
-            residue = std::numeric_limits<double>::infinity();
-          break;
-        case Where::Asleep:
-          if (s.cpu != cpu) residue += residue_after(w, t - s.last_seen);
-          break;
-        case Where::Unknown:
-          residue += residue_after(w, t - s.last_seen);
-          break;
-        case Where::Gone:
-          break;
-      }
-      // What it left on the other CPUs it was on lately (the CPU it sleeps on is counted above).
-      const bool resting = s.where == Where::Asleep || s.where == Where::Unknown;
-      if (s.where != Where::Gone)
-        for (const auto& [c, at] : s.left_cpu_at)
-          if (c != cpu && !(resting && c == s.cpu)) residue += residue_after(w, t - at);
+      if ((s.where == Where::Runnable || s.where == Where::Running) && s.cpu == cpu && s.on_level)
+        w_run += w;
+      residue += load_elsewhere(s, w, cpu, t);
     }
+    // A task of unknown group may be one of this group's: the load it carries elsewhere may be
+    // in the group's load there. (Queued here, it would only add to w_run: the weight's lower
+    // end, taken without it, stays a lower end.)
+    if (open_to_outsiders(path))
+      for (const int64_t pid : outsiders_) {
+        const TaskState& s = tasks_.at(pid);
+        residue += load_elsewhere(s, static_cast<double>(nice_to_weight(s.prio - 120)), cpu, t);
+      }
     if (k != o_.groups.end() && sample_ok)
       for (const auto& sample : k->second.samples)
         if (sample.cpu == cpu) {  // the snapshot's figure for what the other CPUs carried
@@ -437,6 +433,31 @@ class KernelServiceLayer::Impl {
     if (!e.weight.is_exact()) e.unknown |= Reason::WeightUnknown;
     if (!e.slice.is_exact()) e.unknown |= Reason::MissingSnapshot;
     return e;
+  }
+
+  // The load a task of weight w may carry at t in its groups' load on CPUs other than `cpu`:
+  // all of it while it is queued elsewhere, what PELT has not yet decayed of where it was.
+  double load_elsewhere(const TaskState& s, double w, int cpu, int64_t t) const {
+    double residue = 0;
+    switch (s.where) {
+      case Where::Runnable:
+      case Where::Running:
+        if (s.cpu != cpu || !s.on_level) return std::numeric_limits<double>::infinity();
+        break;
+      case Where::Asleep:
+        if (s.cpu != cpu) residue += residue_after(w, t - s.last_seen);
+        break;
+      case Where::Unknown:
+        residue += residue_after(w, t - s.last_seen);
+        break;
+      case Where::Gone:
+        return 0;
+    }
+    // What it left on the other CPUs it was on lately (the CPU it sleeps on is counted above).
+    const bool resting = s.where == Where::Asleep || s.where == Where::Unknown;
+    for (const auto& [c, at] : s.left_cpu_at)
+      if (c != cpu && !(resting && c == s.cpu)) residue += residue_after(w, t - at);
+    return residue;
   }
 
   // The cfs_rqs from the task's own up to the root, with the entity that stands for it in each.
@@ -471,6 +492,7 @@ class KernelServiceLayer::Impl {
         break;  // the group entity was queued already: nothing above changes
       }
     }
+    if (!s.group_known) outsider_queued(pid, s, cpu);
     refresh_groups(s.path, t);
   }
 
@@ -489,7 +511,55 @@ class KernelServiceLayer::Impl {
       else
         lv.leave(id, t, line);
     }
+    if (!s.group_known) outsider_left(pid, cpu);
     refresh_groups(s.path, t);
+  }
+
+  // --- tasks of unknown group ---------------------------------------------------------------
+  //
+  // A task that neither a snapshot nor the group map places stands at the root, but it may be
+  // in any group the map does not say complete (SPEC.md §6.2): its run may have been that
+  // group's service, its queueing one more competitor inside that group.
+
+  bool open_to_outsiders(const std::string& path) const {
+    if (path == "/") return false;  // the root's entities are the outsider itself and its peers
+    for (std::string p = path; p != "/"; p = parent_of(p)) {
+      const auto k = o_.groups.find(p);
+      if (k != o_.groups.end() && !k->second.complete_source.empty()) return false;
+    }
+    return true;
+  }
+
+  template <typename F>
+  void each_level_on(int cpu, F&& f) {
+    for (auto it = levels_.lower_bound({cpu, std::string()});
+         it != levels_.end() && it->first.first == cpu; ++it)
+      f(it->first.second, *it->second);
+  }
+
+  void outsider_queued(int64_t pid, const TaskState& s, int cpu) {
+    const double w = static_cast<double>(nice_to_weight(s.prio - 120));
+    timeline(cpu).outsiders[pid] = w;
+    each_level_on(cpu, [&](const std::string& path, CfsRqTrack& lv) {
+      if (open_to_outsiders(path)) lv.add_possible_member(pid, w);
+    });
+  }
+
+  void outsider_left(int64_t pid, int cpu) {
+    timeline(cpu).outsiders.erase(pid);
+    each_level_on(cpu, [&](const std::string&, CfsRqTrack& lv) { lv.forget_possible_member(pid); });
+  }
+
+  // An outsider ran ns on cpu: every group open to it may have been served that.
+  void outsider_ran(int cpu, double ns) {
+    if (ns <= 0) return;
+    const auto may_hold = [&](int64_t id) {
+      return open_to_outsiders(gnames_[static_cast<size_t>(-id - 1)].first);
+    };
+    each_level_on(cpu, [&](const std::string& path, CfsRqTrack& lv) {
+      if (open_to_outsiders(path)) lv.possible_member_ran(ns);
+      lv.groups_may_have_run(ns, may_hold);
+    });
   }
 
   // The weights of the group's entities on every judged CPU follow where its tasks are.
@@ -514,6 +584,7 @@ class KernelServiceLayer::Impl {
     }
     ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
     ts.phases.push_back({prio, ts.weight, t, t});
+    if (s.on_level && !s.group_known) outsider_queued(pid, s, s.cpu);
     if (s.on_level) refresh_groups(s.path, t);
   }
 
@@ -567,8 +638,10 @@ class KernelServiceLayer::Impl {
       if (there.stat_mode) charge_running(s.cpu, runtime);
       return;
     }
-    if (s.on_level && there.stat_mode)
+    if (s.on_level && there.stat_mode) {
       for (const auto& [path, id] : chain(pid, s, s.cpu)) level(s.cpu, path).run(id, runtime, true);
+      if (!s.group_known) outsider_ran(s.cpu, static_cast<double>(runtime));
+    }
   }
 
   // --- per-CPU time ----------------------------------------------------------------------
@@ -593,6 +666,7 @@ class KernelServiceLayer::Impl {
     tl.stat_pending = 0;
     for (const auto& [path, id] : chain(tl.current, s, c))
       level(c, path).run(id, served, tl.stat_mode);
+    if (!s.group_known) outsider_ran(c, static_cast<double>(served));
     for (std::string p = s.path; p != "/"; p = parent_of(p))
       level(c, parent_of(p)).drift(group_info(p, c, t), t, line);
   }
@@ -655,6 +729,7 @@ class KernelServiceLayer::Impl {
     TaskState* x = tasks_.count(revealed) ? &tasks_.at(revealed) : nullptr;
     const Chain in = x ? chain(revealed, *x, c) : Chain();
     for (const auto& [path, id] : out) level(c, path).uncertain(id, len, why);
+    if (!out.empty() && !tasks_.at(blind).group_known) outsider_ran(c, len);
     stop_chain(c, out, in, from);
     if (!out.empty()) {
       TaskState& b = tasks_.at(blind);
@@ -672,6 +747,8 @@ class KernelServiceLayer::Impl {
       level(c, path).run(id, revealed_served, exact);
       if (!exact) level(c, path).uncertain(id, static_cast<double>(sure_from - from), why);
     }
+    if (!x->group_known && x->on_level)
+      outsider_ran(c, static_cast<double>(revealed_served + (exact ? 0 : sure_from - from)));
   }
 
   // The task is on c's cfs_rqs though the trace did not show it arrive: it was believed
@@ -830,9 +907,16 @@ class KernelServiceLayer::Impl {
   }
 
   void on_fork(const KernelEvent& e) {
+    if (e.child_pid == 0 || o_.group_of.count(e.child_pid)) return;
     const auto parent = tasks_.find(e.pid);
-    if (parent == tasks_.end() || e.child_pid == 0) return;
-    if (o_.group_of.count(e.child_pid)) return;
+    if (parent == tasks_.end()) {
+      // A parent not met yet whose group a snapshot or the map gives: the child starts there.
+      const auto g = o_.group_of.find(e.pid);
+      if (g == o_.group_of.end()) return;
+      o_.group_of[e.child_pid] = g->second;
+      members_[g->second].insert(e.child_pid);
+      return;
+    }
     // The child is in its parent's group until it moves, and did not exist before.
     TaskState child;
     child.prio = parent->second.prio;
@@ -846,6 +930,7 @@ class KernelServiceLayer::Impl {
     child.seen = true;
     child.last_seen = e.time_ns;
     if (!tasks_.emplace(e.child_pid, child).second) return;
+    if (!child.group_known) outsiders_.insert(e.child_pid);
     members_[child.path].insert(e.child_pid);
     TaskService& ts = r_.tasks[e.child_pid];
     ts.pid = e.child_pid;
@@ -903,6 +988,7 @@ class KernelServiceLayer::Impl {
   std::map<int64_t, TaskState> tasks_;
   std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
   std::set<std::string> known_paths_;
+  std::set<int64_t> outsiders_;     // tasks no snapshot or map places in a group
   std::set<int64_t> recorded_out_;  // pids whose switch-out the trace holds at least once
   std::set<int64_t> current_seen_;  // pids some event was recorded while they ran
   bool names_current_ = false;      // the trace's headers name the current task (tids)

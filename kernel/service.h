@@ -32,7 +32,8 @@ struct GroupLoadSample {
 };
 struct GroupKnowledge {
   std::optional<Range> shares;
-  std::string shares_source;  // the snapshots' cfs_rqs it was read from, or the group map line
+  std::string shares_source;    // the snapshots' cfs_rqs it was read from, or the group map line
+  std::string complete_source;  // the map line saying it names every task of the group (if any)
   std::vector<GroupLoadSample> samples;
 };
 

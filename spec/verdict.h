@@ -53,8 +53,10 @@ enum class Reason : uint8_t {
                          // failure is the documented behaviour (SPEC.md §6)
   SearchUnfinished,      // `vlag prove` stopped before an answer (timeout, interrupt, the solver
                          // gave up)
+  MembershipUnknown,     // a task whose group is not known ran or waited where a group that
+                         // may hold it was judged
 };
-inline constexpr size_t kReasonCount = 16;
+inline constexpr size_t kReasonCount = 17;
 
 constexpr std::string_view reason_name(Reason r) {
   switch (r) {
@@ -90,6 +92,8 @@ constexpr std::string_view reason_name(Reason r) {
       return "not promised";
     case Reason::SearchUnfinished:
       return "search unfinished";
+    case Reason::MembershipUnknown:
+      return "group membership unknown";
   }
   return "?";
 }

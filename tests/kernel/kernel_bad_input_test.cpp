@@ -281,7 +281,7 @@ TEST(KernelBadInput, GroupMapSharesLinesNameFileLineAndField) {
   TempDir d;
   EXPECT_NE(map_error(d.file("knob", "/a\n")).find(":1: field 'knob': missing"), std::string::npos);
   EXPECT_NE(map_error(d.file("unknown", "/a cpu.max 5\n"))
-                .find(":1: field 'knob': 'cpu.max' is not cpu.shares or cpu.weight"),
+                .find(":1: field 'knob': 'cpu.max' is not cpu.shares, cpu.weight or complete"),
             std::string::npos);
   EXPECT_NE(map_error(d.file("value", "10 /a\n/a cpu.shares\n")).find(":2: field 'value': missing"),
             std::string::npos);
@@ -311,6 +311,24 @@ TEST(KernelBadInput, GroupMapSharesLinesNameFileLineAndField) {
             std::string::npos);
   EXPECT_NE(map_error(d.file("comments", "# only\n\n")).find(": no 'PID GROUP' or"),
             std::string::npos);
+  EXPECT_NE(map_error(d.file("complete", "/a complete all\n"))
+                .find(":1: field 'knob': 'all' after complete"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("rootall", "/ complete\n")).find(":1: field 'group': the root group"),
+            std::string::npos);
+  EXPECT_NE(map_error(d.file("twice", "/a complete\n/a complete\n"))
+                .find(":2: field 'group': /a said complete twice (first at "),
+            std::string::npos);
+}
+
+// "GROUP complete": the map names every task of the group, which the check then trusts.
+TEST(KernelBadInput, GroupMapCompleteLinesSayWhichGroupsTheMapNamesWhole) {
+  TempDir d;
+  KernelCheckOptions o;
+  const std::string map = d.file("complete", "10 /a\n11 /b\n/a complete\n/a cpu.shares 1024\n");
+  read_group_map(map, o);
+  EXPECT_EQ(o.groups["/a"].complete_source, map + ":3");
+  EXPECT_TRUE(o.groups["/b"].complete_source.empty());
 }
 
 // A snapshot read before the map bounds tg->shares by the group entity's printed weight: shares

@@ -238,6 +238,38 @@ TEST(KernelFalseAlarm, GroupsAreJudgedAgainstEachOther) {
   EXPECT_TRUE(r.ok());
 }
 
+// A task no snapshot or map places may be in any group the map does not say complete. Here Z
+// is /b's second task (the trace is a fair schedule of X alone in /a against Y and Z in /b), so
+// /b's entity was also served Z's runs. Taken for a task at the root, Z used to make /b look
+// served half its due: THM-SHARE violated on a correct kernel. Now /b may have received Z's
+// runs, and the pair is inconclusive for that reason. With both groups said complete, Z is in
+// neither, and the same trace is a violation: /a got twice /b's service at equal shares.
+TEST(KernelFalseAlarm, ATaskOfUnknownGroupMayBeInAnyGroupNotSaidComplete) {
+  const T X{"hog", 50}, Y{"hog", 51}, Z{"hog", 52};
+  TraceText tt;
+  tt.wake(0, 1.0, kIdle, X, 0).wake(0, 1.0, kIdle, Y, 0).wake(0, 1.0, kIdle, Z, 0);
+  tt.sw(0, 1.0, kIdle, "R", X);
+  bool y = true;
+  for (double t = 1.0; t < 3.0; t += 0.008, y = !y)
+    tt.sw(0, t + 0.004, X, "R", y ? Y : Z).sw(0, t + 0.008, y ? Y : Z, "R", X);
+  auto partial = snapshot_of(1, {{50, "/a"}, {51, "/b"}});
+  partial.groups["/a"].shares = Range::exact(1024);
+  partial.groups["/b"].shares = Range::exact(1024);
+  const KernelReport r = check_text(tt.text(), partial);
+  EXPECT_EQ(r.checks.at("THM-SHARE").violated, 0);
+  EXPECT_EQ(r.checks.at("THM-LAG-BOUND-LINUX").violated, 0);
+  EXPECT_EQ(r.checks.at("INV-NO-STARVATION").violated, 0);
+  EXPECT_EQ(verdict(r, "THM-SHARE", "group /b on cpu0"), Verdict::Inconclusive);
+  EXPECT_GT(reason_count(r.checks.at("THM-SHARE"), Reason::MembershipUnknown), 0);
+
+  auto complete = partial;
+  complete.groups["/a"].complete_source = "test:1";
+  complete.groups["/b"].complete_source = "test:2";
+  const KernelReport c = check_text(tt.text(), complete);
+  EXPECT_EQ(verdict(c, "THM-SHARE", "group /a on cpu0"), Verdict::Violated);
+  EXPECT_EQ(reason_count(c.checks.at("THM-SHARE"), Reason::MembershipUnknown), 0);
+}
+
 // A fluid ideal rests on every weight of its cfs_rq: beside a task no snapshot placed (whose
 // group entity may weigh anything) the root's ideals are no figures, while the ideal inside a
 // group whose members are all known still is one (it used to print a negative ideal share).
