@@ -508,11 +508,9 @@ int BPF_PROG(on_migrate, struct task_struct* p, int dest_cpu) {
   return 0;
 }
 
-/* Filtered by the task's CPU, not the probe's: a remote wakeup runs update_curr() of the
- * target's curr on the waker's CPU, holding the target's lock. */
 SEC("tp_btf/sched_stat_runtime")
 int BPF_PROG(on_runtime, struct task_struct* p, __u64 runtime) {
-  const __u32 cpu = task_cpu(p);
+  const __u32 cpu = bpf_get_smp_processor_id();
   if (cpu_wanted(cpu)) emit_task(0, VLAG_BPF_RUNTIME, cpu, p, runtime, 0, 0);
   return 0;
 }
