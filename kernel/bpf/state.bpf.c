@@ -208,13 +208,13 @@ static __always_inline void fill_cfs_rq(struct vlag_bpf_level* l, struct cfs_rq*
 
 static __always_inline void fill_entity(struct vlag_bpf_entity* e, struct sched_entity* se,
                                         __s32 pid) {
+  e->flags = entity_flags(se);
   e->se = (__u64)se;
   e->vruntime = se->vruntime;
   e->deadline = se->deadline;
   e->weight = se->load.weight;
   e->slice = se->slice;
   e->vlag = (__u64)se->vlag;
-  e->flags = entity_flags(se);
   e->pid = pid;
 }
 
@@ -475,7 +475,14 @@ int BPF_PROG(on_waking, struct task_struct* p) {
   if (!task_is_fair(p)) return 0;
   struct vlag_bpf_waking w;
   w.time_ns = bpf_ktime_get_ns();
+  /* No runqueue lock is held: the task's dequeue may be running on another CPU. It clears
+   * p->on_rq last (a release store), so p->on_rq is read first, no later load may move before
+   * it (the compiler barrier; x86-64 keeps loads in order), and while it is set the entity counts
+   * as queued: an entity recorded off the queue has its saved lag. */
+  const int task_queued = p->on_rq;
+  __asm__ __volatile__("" ::: "memory");
   fill_entity(&w.e, &p->se, p->pid);
+  if (task_queued) w.e.flags |= VLAG_BPF_ON_RQ;
   const __s32 pid = p->pid;
   bpf_map_update_elem(&waking, &pid, &w, BPF_ANY);
   return 0;
