@@ -44,6 +44,10 @@ struct task_record {
   struct vlag_bpf_header h;
   struct vlag_bpf_task task;
   struct vlag_bpf_level levels[VLAG_BPF_MAX_LEVELS];
+  /* Wakeups: room for the blocks sent right after the levels in use (state_record.h), so they
+   * start inside levels[] when the chain is short. */
+  struct vlag_bpf_entity currs[VLAG_BPF_MAX_LEVELS];
+  struct vlag_bpf_waking waking;
 };
 
 struct switch_record {
@@ -87,6 +91,15 @@ struct {
   __type(key, __u32);
   __type(value, struct queue_record);
 } queue_scratch SEC(".maps");
+
+/* Each fair task's own entity at its last sched_waking, by pid, until its wakeup record takes
+ * it: the state before try_to_wake_up() changed anything. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1 << 14);
+  __type(key, __s32);
+  __type(value, struct vlag_bpf_waking);
+} waking SEC(".maps");
 
 #define SCHED_NORMAL 0
 #define SCHED_BATCH 3
@@ -193,16 +206,21 @@ static __always_inline void fill_cfs_rq(struct vlag_bpf_level* l, struct cfs_rq*
   l->next = (__u64)c->next;
 }
 
+static __always_inline void fill_entity(struct vlag_bpf_entity* e, struct sched_entity* se,
+                                        __s32 pid) {
+  e->flags = entity_flags(se);
+  e->se = (__u64)se;
+  e->vruntime = se->vruntime;
+  e->deadline = se->deadline;
+  e->weight = se->load.weight;
+  e->slice = se->slice;
+  e->vlag = (__u64)se->vlag;
+  e->pid = pid;
+}
+
 static __always_inline void fill_level(struct vlag_bpf_level* l, struct sched_entity* se,
                                        __s32 pid) {
-  l->e.se = (__u64)se;
-  l->e.vruntime = se->vruntime;
-  l->e.deadline = se->deadline;
-  l->e.weight = se->load.weight;
-  l->e.slice = se->slice;
-  l->e.vlag = (__u64)se->vlag;
-  l->e.flags = entity_flags(se);
-  l->e.pid = pid;
+  fill_entity(&l->e, se, pid);
   l->vprot = bpf_core_field_exists(se->vprot) ? se->vprot : 0;
   l->sum_exec_runtime = se->sum_exec_runtime;
   l->min_slice = bpf_core_field_exists(se->min_slice) ? se->min_slice : 0;
@@ -273,6 +291,47 @@ static __always_inline void send(void* data, __u64 size) {
   if (bpf_ringbuf_output(&records, data, size, ring_flags()) != 0) count_lost();
 }
 
+/* The pid of entity `se`'s task, 0 for a group entity: read through probes, since the task is
+ * found by pointer arithmetic (no BTF pointer). */
+static __always_inline __s32 entity_pid(struct sched_entity* se) {
+  if (se->my_q) return 0;
+  const __u64 se_off = bpf_core_field_offset(struct task_struct, se);
+  return BPF_CORE_READ((struct task_struct*)((__u64)se - se_off), pid);
+}
+
+/* After a wakeup record's `n` levels: the curr of each level's cfs_rq, then the wakee's entity
+ * at sched_waking if that probe saw it. Both are what place_entity() needs and the levels lack:
+ * curr's vruntime and weight (a group entity's move with no record) and the state before the
+ * wakeup. Returns the bytes added. */
+static __always_inline __u64 add_placement_blocks(struct task_record* r, __u32 n,
+                                                  struct task_struct* p) {
+  if (n > VLAG_BPF_MAX_LEVELS) return 0;
+  unsigned char* tail = (unsigned char*)&r->levels[0] + n * sizeof(struct vlag_bpf_level);
+  struct sched_entity* se = &p->se;
+  for (__u32 i = 0; i < VLAG_BPF_MAX_LEVELS; i++) {
+    if (i >= n || !se) break;
+    struct vlag_bpf_entity* c = (struct vlag_bpf_entity*)(tail + i * sizeof(*c));
+    struct cfs_rq* q = se->cfs_rq;
+    struct sched_entity* curr = q ? q->curr : 0;
+    if (curr)
+      fill_entity(c, curr, entity_pid(curr));
+    else
+      __builtin_memset(c, 0, sizeof(*c));
+    se = se->parent;
+  }
+  __u64 added = n * sizeof(struct vlag_bpf_entity);
+  r->task.flags |= VLAG_BPF_TASK_CURRS;
+  const __s32 pid = p->pid;
+  struct vlag_bpf_waking* w = bpf_map_lookup_elem(&waking, &pid);
+  if (w) {
+    __builtin_memcpy(tail + added, w, sizeof(*w));
+    added += sizeof(*w);
+    r->task.flags |= VLAG_BPF_TASK_WAKING;
+    bpf_map_delete_elem(&waking, &pid);
+  }
+  return added;
+}
+
 /* One task's record: kinds other than switch and queue. */
 static __always_inline void emit_task(__u32 slot, __u32 kind, __u32 cpu, struct task_struct* p,
                                       __u64 arg, __s64 arg2, __s32 target) {
@@ -286,7 +345,10 @@ static __always_inline void emit_task(__u32 slot, __u32 kind, __u32 cpu, struct 
   __u32 n = fill_task(&r->task, r->levels, VLAG_BPF_MAX_LEVELS, 0, p, 0);
   if (n > VLAG_BPF_MAX_LEVELS) n = VLAG_BPF_MAX_LEVELS;
   r->h.nlevels = n;
-  send(r, sizeof(r->h) + sizeof(r->task) + n * sizeof(r->levels[0]));
+  __u64 extra = 0;
+  if ((kind == VLAG_BPF_WAKEUP || kind == VLAG_BPF_WAKEUP_NEW) && n > 0)
+    extra = add_placement_blocks(r, n, p);
+  send(r, sizeof(r->h) + sizeof(r->task) + n * sizeof(r->levels[0]) + extra);
 }
 
 /* The entities in cfs_rq `cfs_addr`'s tree (the queued ones but curr), in no particular order:
@@ -404,10 +466,37 @@ int BPF_PROG(on_switch_queues, bool preempt, struct task_struct* prev, struct ta
   return 0;
 }
 
+/* try_to_wake_up() fires sched_waking under p->pi_lock once the wakeup is certain, before it
+ * reads p->on_rq and before the task is requeued, migrated or enqueued: a sleeping task's entity
+ * then holds its saved lag, and only pi_lock holders (a renice, a group move) could change it
+ * before the enqueue. Kept for every CPU: where the task will run is chosen later. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct* p) {
+  if (!task_is_fair(p)) return 0;
+  struct vlag_bpf_waking w;
+  w.time_ns = bpf_ktime_get_ns();
+  /* No runqueue lock is held: the task's dequeue may be running on another CPU. It clears
+   * p->on_rq last (a release store), so p->on_rq is read first, no later load may move before
+   * it (the compiler barrier; x86-64 keeps loads in order), and while it is set the entity counts
+   * as queued: an entity recorded off the queue has its saved lag. */
+  const int task_queued = p->on_rq;
+  __asm__ __volatile__("" ::: "memory");
+  fill_entity(&w.e, &p->se, p->pid);
+  if (task_queued) w.e.flags |= VLAG_BPF_ON_RQ;
+  const __s32 pid = p->pid;
+  bpf_map_update_elem(&waking, &pid, &w, BPF_ANY);
+  return 0;
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct* p) {
   const __u32 cpu = task_cpu(p);
-  if (cpu_wanted(cpu)) emit_task(0, VLAG_BPF_WAKEUP, cpu, p, 0, 0, 0);
+  if (cpu_wanted(cpu)) {
+    emit_task(0, VLAG_BPF_WAKEUP, cpu, p, 0, 0, 0);
+  } else {
+    const __s32 pid = p->pid;
+    bpf_map_delete_elem(&waking, &pid); /* its waking state is of no record */
+  }
   return 0;
 }
 

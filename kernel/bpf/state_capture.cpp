@@ -21,8 +21,8 @@
 
 #include "kernel/bpf/kernel_btf.h"
 #include "kernel/bpf/raw_capture.h"
-#include "kernel/bpf/state_decode.h"
 #include "kernel/bpf/state.skel.h"
+#include "kernel/bpf/state_decode.h"
 
 namespace vlag::kernel::bpf {
 namespace {
@@ -110,6 +110,7 @@ struct Probe {
 const Probe kProbes[] = {
     {[](state_bpf* s) { return s->progs.on_switch; }, "sched_switch", When::NoQueues},
     {[](state_bpf* s) { return s->progs.on_switch_queues; }, "sched_switch", When::Queues},
+    {[](state_bpf* s) { return s->progs.on_waking; }, "sched_waking", When::Always},
     {[](state_bpf* s) { return s->progs.on_wakeup; }, "sched_wakeup", When::Always},
     {[](state_bpf* s) { return s->progs.on_wakeup_new; }, "sched_wakeup_new", When::Always},
     {[](state_bpf* s) { return s->progs.on_migrate; }, "sched_migrate_task", When::Always},

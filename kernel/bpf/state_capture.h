@@ -58,6 +58,12 @@ struct EntityState : QueuedEntity {
   CfsRqState cfs_rq;
 };
 
+// A task's own entity when sched_waking fired: before its wakeup requeued, migrated or placed it.
+struct WakingState {
+  uint64_t time_ns = 0;  // CLOCK_MONOTONIC
+  QueuedEntity entity;
+};
+
 struct TaskState {
   int32_t pid = 0;
   int32_t tgid = 0;
@@ -73,6 +79,11 @@ struct TaskState {
   // Switch: next's chain from this index on is prev's (the entities both share, kept as curr
   // by the pick; 0xff: none shared). The decoder has copied them into next's chain.
   uint8_t shared_from = 0xff;
+  // Wakeup and wakeup_new records that carry them (state_record.h): the curr of each chain
+  // level's cfs_rq as the tracepoint saw it ([i] for chain[i]'s cfs_rq; id 0: none), and the
+  // task's entity at sched_waking. Empty and nullopt in older captures and other kinds.
+  std::vector<QueuedEntity> level_curr;
+  std::optional<WakingState> waking;
 };
 
 // Every entity in one cfs_rq's tree at a switch: the competitors of the entity picked there.

@@ -103,8 +103,18 @@ bool RecordDecoder::decode(const void* data, size_t size, StateRecord& out) {
   out.kind = kind_of(h.kind, size);
   const size_t tasks_at = sizeof h;
   const size_t levels_at = tasks_at + size_t{h.ntasks} * sizeof(vlag_bpf_task);
-  if (h.ntasks == 0 || h.ntasks > 2 ||
-      size != levels_at + size_t{h.nlevels} * sizeof(vlag_bpf_level))
+  if (h.ntasks == 0 || h.ntasks > 2 || size < levels_at)
+    malformed(std::to_string(h.ntasks) + " tasks", size);
+  // The blocks after the levels (state_record.h), task by task: its curr entities, then its
+  // waking state.
+  size_t tail_bytes = 0;
+  for (size_t i = 0; i < h.ntasks; ++i) {
+    const auto t = read_at<vlag_bpf_task>(bytes, tasks_at + i * sizeof(vlag_bpf_task));
+    if (t.flags & VLAG_BPF_TASK_CURRS) tail_bytes += size_t{t.nlevels} * sizeof(vlag_bpf_entity);
+    if (t.flags & VLAG_BPF_TASK_WAKING) tail_bytes += sizeof(vlag_bpf_waking);
+  }
+  size_t tail_at = levels_at + size_t{h.nlevels} * sizeof(vlag_bpf_level);
+  if (size != tail_at + tail_bytes)
     malformed(std::to_string(h.ntasks) + " tasks and " + std::to_string(h.nlevels) + " levels",
               size);
   out.time_ns = h.time_ns;
@@ -142,6 +152,20 @@ bool RecordDecoder::decode(const void* data, size_t size, StateRecord& out) {
       decode_level(
           read_at<vlag_bpf_level>(bytes, levels_at + (t.first_level + j) * sizeof(vlag_bpf_level)),
           task.chain[j]);
+    task.level_curr.clear();
+    if (t.flags & VLAG_BPF_TASK_CURRS) {
+      task.level_curr.resize(t.nlevels);
+      for (size_t j = 0; j < t.nlevels; ++j, tail_at += sizeof(vlag_bpf_entity))
+        decode_entity(read_at<vlag_bpf_entity>(bytes, tail_at), task.level_curr[j]);
+    }
+    task.waking.reset();
+    if (t.flags & VLAG_BPF_TASK_WAKING) {
+      const auto w = read_at<vlag_bpf_waking>(bytes, tail_at);
+      tail_at += sizeof w;
+      task.waking.emplace();
+      task.waking->time_ns = w.time_ns;
+      decode_entity(w.e, task.waking->entity);
+    }
   }
   // Next's chain goes on as prev's where they meet.
   if (h.ntasks == 2 && out.tasks[1].shared_from != VLAG_BPF_NOT_SHARED) {

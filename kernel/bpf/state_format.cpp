@@ -20,7 +20,7 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string entity_flags(const EntityState& e) {
+std::string entity_flags(const QueuedEntity& e) {
   std::string s;
   const auto add = [&](bool on, const char* name) {
     if (!on) return;
@@ -54,14 +54,37 @@ std::string entity_json(const EntityState& e) {
       c.h_nr_queued);
 }
 
+std::string queued_json(const QueuedEntity& e) {
+  return fmt::format(
+      "{{\"se\":{},\"pid\":{},\"vruntime\":{},\"deadline\":{},\"weight\":{},\"slice\":{},"
+      "\"vlag\":{},\"on_rq\":{},\"sched_delayed\":{},\"rel_deadline\":{},\"custom_slice\":{},"
+      "\"group\":{}}}",
+      e.id, e.pid, e.vruntime, e.deadline, e.weight, e.slice, e.vlag, e.on_rq, e.sched_delayed,
+      e.rel_deadline, e.custom_slice, e.is_group);
+}
+
+// A wakeup's blocks after its chain, where the capture has them.
+std::string placement_json(const TaskState& t) {
+  std::string s;
+  if (!t.level_curr.empty()) {
+    std::string currs;
+    for (const auto& e : t.level_curr) currs += (currs.empty() ? "" : ",") + queued_json(e);
+    s += fmt::format(",\"level_curr\":[{}]", currs);
+  }
+  if (t.waking)
+    s += fmt::format(",\"waking\":{{\"time_ns\":{},\"entity\":{}}}", t.waking->time_ns,
+                     queued_json(t.waking->entity));
+  return s;
+}
+
 std::string task_json(const TaskState& t) {
   std::string chain;
   for (const auto& e : t.chain) chain += (chain.empty() ? "" : ",") + entity_json(e);
   return fmt::format(
       "{{\"pid\":{},\"tgid\":{},\"comm\":{},\"prio\":{},\"policy\":{},\"task_cpu\":{},"
-      "\"state\":{},\"on_rq\":{},\"fair\":{},\"chain_truncated\":{},\"chain\":[{}]}}",
+      "\"state\":{},\"on_rq\":{},\"fair\":{},\"chain_truncated\":{},\"chain\":[{}]{}}}",
       t.pid, t.tgid, json_string(t.comm), t.prio, t.policy, t.task_cpu, t.state, t.on_rq, t.fair,
-      t.chain_truncated, chain);
+      t.chain_truncated, chain, placement_json(t));
 }
 
 std::string queue_json(const QueueSnapshot& q) {
@@ -144,6 +167,18 @@ std::string format_record_text(const StateRecord& r) {
     }
     if (t.chain_truncated)
       head += fmt::format("  {} chain cut at {} levels\n", who, t.chain.size());
+    for (size_t level = 0; level < t.level_curr.size(); ++level) {
+      const QueuedEntity& e = t.level_curr[level];
+      head += e.id == 0 ? fmt::format("  L{} curr none\n", level)
+                        : fmt::format("  L{} curr se={:#x} v={} d={} w={} [{}]\n", level, e.id,
+                                      e.vruntime, e.deadline, e.weight, entity_flags(e));
+    }
+    if (t.waking) {
+      const QueuedEntity& e = t.waking->entity;
+      head +=
+          fmt::format("  waking at {}: v={} d={} w={} slice={} vlag={} [{}]\n", t.waking->time_ns,
+                      e.vruntime, e.deadline, e.weight, e.slice, e.vlag, entity_flags(e));
+    }
   }
   for (const auto& q : r.queues) {
     head += fmt::format("  queue L{} cfs_rq={:#x} nr_queued={}{}:", q.level, q.cfs_rq, q.nr_queued,

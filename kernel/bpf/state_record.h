@@ -8,7 +8,13 @@
  * `first_level`. Level 0 of a task is its own sched_entity, the last level the one queued on
  * the CPU's root cfs_rq. In a switch, next's chain stops where it meets prev's: from there on
  * (`shared_from`, an index into prev's levels) the entities are prev's, kept as curr, and are
- * not sent twice. A queue record carries the entities in one cfs_rq's tree. */
+ * not sent twice. A queue record carries the entities in one cfs_rq's tree.
+ *
+ * A wakeup or wakeup_new record may carry two more blocks after its levels, each announced by a
+ * flag of its task block: the curr entity of each level's cfs_rq as the tracepoint saw it
+ * (VLAG_BPF_TASK_CURRS: `nlevels` entities, se 0 where the cfs_rq had no curr), then the task's
+ * own entity when sched_waking fired, before the wakeup changed anything (VLAG_BPF_TASK_WAKING: a
+ * vlag_bpf_waking). Records without these flags (older captures) end at the levels. */
 #ifndef VLAG_KERNEL_BPF_STATE_RECORD_H
 #define VLAG_KERNEL_BPF_STATE_RECORD_H
 
@@ -41,6 +47,8 @@ enum vlag_bpf_kind {
 /* vlag_bpf_task.flags */
 #define VLAG_BPF_TASK_FAIR (1u << 0)      /* a fair-class policy and priority: levels follow */
 #define VLAG_BPF_TASK_TRUNCATED (1u << 1) /* the chain was deeper than VLAG_BPF_MAX_LEVELS */
+#define VLAG_BPF_TASK_CURRS (1u << 2)     /* wakeups: each level's cfs_rq curr follows the levels */
+#define VLAG_BPF_TASK_WAKING (1u << 3)    /* wakeups: the entity at sched_waking follows */
 
 struct vlag_bpf_header {
   __u64 time_ns;       /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
@@ -89,6 +97,13 @@ struct vlag_bpf_entity {
   __s32 pid;   /* the entity's task, 0 for a group entity */
 };
 
+/* The task's own entity at sched_waking: read at the start of try_to_wake_up() under the task's
+ * pi_lock, not under a runqueue lock (README.md, "What each tracepoint sees"). */
+struct vlag_bpf_waking {
+  __u64 time_ns; /* bpf_ktime_get_ns() at sched_waking */
+  struct vlag_bpf_entity e;
+};
+
 struct vlag_bpf_level {
   struct vlag_bpf_entity e;
   __u64 vprot; /* se->vprot, raw bits: the same word as vlag where they share a union */
@@ -115,6 +130,8 @@ struct vlag_bpf_level {
 VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_header) % 8 == 0, "header size");
 VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_task) % 8 == 0, "task block size");
 VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_level) % 8 == 0, "level size");
+VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_entity) % 8 == 0, "entity size");
+VLAG_BPF_STATIC_ASSERT(sizeof(struct vlag_bpf_waking) % 8 == 0, "waking block size");
 
 /* Which field names the running kernel has; filled by the loader from BTF, reported once. */
 #define VLAG_BPF_LAYOUT_ZERO_VRUNTIME (1u << 0) /* cfs_rq zero_vruntime (else min_vruntime) */

@@ -121,6 +121,14 @@ void read_entity_fields(const dom::element& o, bpf::QueuedEntity& e, const Where
   e.is_group = flag(o, "group", at);
 }
 
+bpf::QueuedEntity read_queued(const dom::element& o, const Where& at) {
+  bpf::QueuedEntity e;
+  read_entity_fields(o, e, at);
+  e.on_rq = flag(o, "on_rq", at);
+  e.rel_deadline = flag(o, "rel_deadline", at);
+  return e;
+}
+
 bpf::EntityState read_level(const dom::element& o, const Where& at) {
   bpf::EntityState e;
   read_entity_fields(o, e, at);
@@ -155,6 +163,17 @@ bpf::TaskState read_task(const dom::element& o, const Where& at) {
   t.fair = flag(o, "fair", at);
   t.chain_truncated = flag(o, "chain_truncated", at);
   for (const dom::element level : array(o, "chain", at)) t.chain.push_back(read_level(level, at));
+  // A wakeup's curr entities and waking state: in captures that record them.
+  dom::element currs, waking;
+  if (o["level_curr"].get(currs) == simdjson::SUCCESS)
+    for (const dom::element e : array(o, "level_curr", at))
+      t.level_curr.push_back(read_queued(e, at));
+  if (o["waking"].get(waking) == simdjson::SUCCESS) {
+    const dom::element w = member(o, "waking", at);
+    t.waking.emplace();
+    t.waking->time_ns = u64(w, "time_ns", at);
+    t.waking->entity = read_queued(member(w, "entity", at), at);
+  }
   return t;
 }
 

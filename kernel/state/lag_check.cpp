@@ -11,8 +11,10 @@
 // lag it has after joining, V − v with V over the queue it joined, is that saved lag within the
 // rounding of the kernel's arithmetic (INV-PLACE-LAG; SPEC.md §6.4); a figure says whether v and
 // d are place_entity()'s own formula bit for bit. V before the wakee joined needs the numbers of
-// the cfs_rq's curr at that moment: a task whose update_curr() the capture recorded at the same
-// clock, else inconclusive.
+// the cfs_rq's curr at that moment: the wakeup record's own reading of curr where the capture has
+// it (any curr, a group entity too), else a task whose update_curr() the capture recorded at the
+// same clock; and whether the wakeup placed the wakee at all needs its state before: its entity at
+// sched_waking where the record carries it, else the model's last record of it.
 #include <fmt/format.h>
 
 #include "kernel/state/arith.h"
@@ -191,6 +193,16 @@ struct CurrAtPlacement {
 std::optional<CurrAtPlacement> curr_at(const CheckContext& c, const StateRecord& r,
                                        const CfsRqState& q, std::string& why) {
   if (q.curr == 0) return CurrAtPlacement{};
+  if (const auto& currs = r.tasks[0].level_curr; !currs.empty()) {
+    // The record's own reading of curr is place_entity()'s: the wakeup charges curr at the
+    // wakee's level before the placement, and at that level nothing after it moves curr (the
+    // update_curr() of wakeup_preempt runs at the same clock, the group reweights are above).
+    if (currs[0].id != q.curr) {
+      why = "the record's curr entity is not its cfs_rq's curr";
+      return std::nullopt;
+    }
+    return CurrAtPlacement{currs[0].on_rq, currs[0].vruntime, currs[0].weight};
+  }
   const EntityView* v = c.model.entity(q.curr);
   if (!v) {
     why = "the cfs_rq's curr was not seen before";
@@ -218,7 +230,7 @@ struct Placement {
 };
 
 Placement place(const CheckContext& c, const StateRecord& r, const EntityState& e,
-                const EntityView* before, const Average& a) {
+                const bpf::QueuedEntity* before, const Average& a) {
   const bool has_lag = c.kernel.has(Feature::PLACE_LAG) && a.load > 0 && e.vlag != 0;
   const int64_t lag = has_lag ? inflated_lag(e.vlag, a.load, scale_down(e.weight)) : 0;
   uint64_t vslice = calc_delta_fair(e.slice, e.weight, true);
@@ -226,8 +238,8 @@ Placement place(const CheckContext& c, const StateRecord& r, const EntityState& 
     vslice /= 2;
   Placement p;
   p.v = avg_vruntime(a) - static_cast<uint64_t>(lag);
-  const bool rel = before && before->last.rel_deadline;
-  p.d = p.v + (rel ? before->last.deadline : vslice);
+  const bool rel = before && before->rel_deadline;
+  p.d = p.v + (rel ? before->deadline : vslice);
   return p;
 }
 
@@ -236,7 +248,7 @@ Placement place(const CheckContext& c, const StateRecord& r, const EntityState& 
 // dequeue completed inside the wakeup, after the placement and before the tracepoint, with no
 // record of it. Tries every subset of up to kMaxDelayed of them.
 bool explained_by_delayed_exit(const CheckContext& c, const StateRecord& r, const EntityState& e,
-                               const EntityView* before, const Average& a) {
+                               const bpf::QueuedEntity* before, const Average& a) {
   constexpr size_t kMaxDelayed = 8;
   const CfsRqView* view = c.model.cfs_rq(e.cfs_rq.id);
   if (!view || !c.model.stale(*view).empty() || view->queued.size() < e.cfs_rq.nr_queued)
@@ -255,22 +267,56 @@ bool explained_by_delayed_exit(const CheckContext& c, const StateRecord& r, cons
   return false;
 }
 
-// The wakee's state before, where it matters: nullopt and `why` when nothing was placed or the
-// capture cannot say.
+// The model's last record of the wakee's entity, if of the same task (an exited task's
+// sched_entity address is reused by a new one).
+const EntityView* seen_before(const CheckContext& c, const EntityState& e) {
+  const EntityView* seen = c.model.entity(e.id);
+  return seen && seen->pid == e.pid ? seen : nullptr;
+}
+
+// The wakee's state just before its wakeup ran, where it matters: the later of its entity at
+// sched_waking (which the record carries) and the model's last record of it. A record later than
+// sched_waking is of a wakee still being dequeued on its CPU then (a wakeup racing its sleep):
+// after sched_waking it can only have left the queue, so that record is taken whatever the
+// history of its CPU since. Returns held() with `before` set where the wakeup placed the wakee.
 Outcome placed_from_sleep(const CheckContext& c, const StateRecord& r, const EntityState& e,
-                          const EntityView*& before) {
+                          const bpf::QueuedEntity*& before) {
   before = nullptr;
   if (e.cfs_rq.curr == e.id) return not_applicable("woken while running: nothing placed");
   if (!e.on_rq) return inconclusive("the wakee is not queued at its wakeup record");
   if (r.kind == bpf::RecordKind::WakeupNew) return held();
-  before = c.model.entity(e.id);
-  if (!before) return inconclusive("the wakee was not seen before its wakeup (mid-life)");
-  if (std::string stale = c.model.stale(*before); !stale.empty()) return inconclusive(stale);
-  if (before->last.on_rq)
-    return not_applicable(before->last.sched_delayed
+  const EntityView* seen = seen_before(c, e);
+  const std::optional<bpf::WakingState>& waking = r.tasks[0].waking;
+  if (waking && (!seen || seen->seen_ns <= waking->time_ns)) {
+    before = &waking->entity;
+  } else if (!seen) {
+    return inconclusive("the wakee was not seen before its wakeup (mid-life)");
+  } else {
+    if (std::string stale = c.model.stale(*seen); !stale.empty() && !waking)
+      return inconclusive(stale);
+    before = &seen->last;
+  }
+  if (before->on_rq)
+    return not_applicable(before->sched_delayed
                               ? "requeued from a delayed dequeue: no placement (SPEC.md 4.9)"
                               : "woken while still queued: nothing placed");
   return held();
+}
+
+// The lag the wakee carried into place_entity() against what the capture saw it save: its
+// dequeue's record (where the model's view of it is whole) and its state at sched_waking, each
+// where it showed the wakee off the queue with the weight it has now (a reweight scales vlag).
+std::string vlag_changed(const CheckContext& c, const StateRecord& r, const EntityState& e) {
+  if (r.kind != bpf::RecordKind::Wakeup) return "";  // a new task has saved no lag
+  const EntityView* seen = seen_before(c, e);
+  if (seen && c.model.stale(*seen).empty() && !seen->last.on_rq && !seen->dequeue_unrecorded &&
+      seen->last.weight == e.weight && seen->last.vlag != e.vlag)
+    return fmt::format("vlag {} at the wakeup, its dequeue saved {}", e.vlag, seen->last.vlag);
+  const std::optional<bpf::WakingState>& waking = r.tasks[0].waking;
+  if (waking && !waking->entity.on_rq && waking->entity.weight == e.weight &&
+      waking->entity.vlag != e.vlag)
+    return fmt::format("vlag {} at the wakeup, {} at sched_waking", e.vlag, waking->entity.vlag);
+  return "";
 }
 
 }  // namespace
@@ -290,7 +336,7 @@ void judge_placement(CheckContext& c, const StateRecord& r) {
   if (!t.fair || t.chain.empty()) return;
   const EntityState& e = t.chain[0];
   Tally& tally = c.report.tally(ids::kInvPlaceLag);
-  const EntityView* before = nullptr;
+  const bpf::QueuedEntity* before = nullptr;
   if (Outcome o = placed_from_sleep(c, r, e, before); o.verdict != Verdict::Held) {
     tally.add(o);
     return;
@@ -346,11 +392,8 @@ void judge_placement(CheckContext& c, const StateRecord& r) {
   const Exact expect =
       rules::expected_place_lag(c.kernel.params.preset, Exact(e.vlag),
                                 static_cast<int64_t>(before_join.load), static_cast<int64_t>(ws));
-  std::string wrong;
-  if (before && !before->dequeue_unrecorded && before->last.weight == e.weight &&
-      before->last.vlag != e.vlag)
-    wrong = fmt::format("vlag {} at the wakeup, its dequeue saved {}", e.vlag, before->last.vlag);
-  else if (!rules::within(lag_after, expect, Exact(2)))
+  std::string wrong = vlag_changed(c, r, e);
+  if (wrong.empty() && !rules::within(lag_after, expect, Exact(2)))
     wrong = fmt::format("lag after joining {:.1f}, the saved lag is {}", lag_after.get_d(), e.vlag);
   if (wrong.empty()) {
     tally.add(held());
@@ -359,7 +402,7 @@ void judge_placement(CheckContext& c, const StateRecord& r) {
   Witness w = witness_at(r);
   w.lines.push_back(cfs_rq_line(q));
   w.lines.push_back(entity_line(e, "wakee"));
-  if (before) w.lines.push_back(entity_line(before->last, "wakee before"));
+  if (before) w.lines.push_back(entity_line(*before, "wakee before"));
   w.lines.push_back(fmt::format("V before joining {}, curr {}", avg_vruntime(before_join),
                                 curr->present ? std::to_string(curr->vruntime) : "none"));
   tally.add(violated(wrong), std::move(w));

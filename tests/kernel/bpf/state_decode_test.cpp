@@ -173,6 +173,54 @@ TEST(BpfRecordDecoder, QueueSnapshotsJoinTheSwitchTheyPrecede) {
   EXPECT_FALSE(r.queues_complete);
 }
 
+TEST(BpfRecordDecoder, AWakeupCarriesEachLevelsCurrAndItsWakingState) {
+  auto t = task(10, "wakee", 0, 2);
+  t.flags |= VLAG_BPF_TASK_CURRS | VLAG_BPF_TASK_WAKING;
+  auto bytes =
+      bytes_of(header(VLAG_BPF_WAKEUP, 1, 2), {t}, {level(0xa0, 0xc0, 5), level(0xa1, 0xc1, 6)});
+  vlag_bpf_entity currs[2]{};
+  currs[0].se = 0xd0;  // a group entity running at level 0
+  currs[0].vruntime = 4242;
+  currs[0].weight = 3u << 20;
+  currs[0].flags = VLAG_BPF_ON_RQ | VLAG_BPF_GROUP;
+  vlag_bpf_waking w{};  // level 1's cfs_rq has no curr: se 0
+  w.time_ns = 123000000;
+  w.e.se = 0xa0;
+  w.e.vlag = static_cast<uint64_t>(int64_t{-300});
+  w.e.flags = VLAG_BPF_REL_DEADLINE;
+  w.e.deadline = 9000;
+  const size_t at = bytes.size();
+  bytes.resize(at + sizeof currs + sizeof w);
+  std::memcpy(bytes.data() + at, currs, sizeof currs);
+  std::memcpy(bytes.data() + at + sizeof currs, &w, sizeof w);
+  RecordDecoder d;
+  StateRecord r;
+  ASSERT_TRUE(d.decode(bytes.data(), bytes.size(), r));
+  const TaskState& got = r.tasks[0];
+  ASSERT_EQ(got.level_curr.size(), 2u);
+  EXPECT_EQ(got.level_curr[0].id, 0xd0u);
+  EXPECT_EQ(got.level_curr[0].vruntime, 4242u);
+  EXPECT_EQ(got.level_curr[0].weight, 3u << 20);
+  EXPECT_TRUE(got.level_curr[0].on_rq);
+  EXPECT_TRUE(got.level_curr[0].is_group);
+  EXPECT_EQ(got.level_curr[1].id, 0u);
+  ASSERT_TRUE(got.waking);
+  EXPECT_EQ(got.waking->time_ns, 123000000u);
+  EXPECT_EQ(got.waking->entity.vlag, -300);
+  EXPECT_TRUE(got.waking->entity.rel_deadline);
+  EXPECT_FALSE(got.waking->entity.on_rq);
+  EXPECT_EQ(got.waking->entity.deadline, 9000u);
+  // A record missing the blocks its flags announce is refused.
+  EXPECT_THROW(d.decode(bytes.data(), at + sizeof currs, r), CaptureError);
+  // An older capture's wakeup, without the flags, ends at its levels and has neither.
+  t.flags = VLAG_BPF_TASK_FAIR;
+  const auto old =
+      bytes_of(header(VLAG_BPF_WAKEUP, 1, 2), {t}, {level(0xa0, 0xc0, 5), level(0xa1, 0xc1, 6)});
+  ASSERT_TRUE(d.decode(old.data(), old.size(), r));
+  EXPECT_TRUE(r.tasks[0].level_curr.empty());
+  EXPECT_FALSE(r.tasks[0].waking);
+}
+
 TEST(BpfRecordDecoder, RefusesBytesOfTheWrongShape) {
   const auto h = header(VLAG_BPF_RUNTIME, 1, 1);
   auto bytes = bytes_of(h, {task(10, "t", 0, 1)}, {level(0xa0, 0xc0, 5)});

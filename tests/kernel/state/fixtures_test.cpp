@@ -48,17 +48,51 @@ TEST_P(Fixture, PassesEveryCheckWithEnoughJudged) {
 
 INSTANTIATE_TEST_SUITE_P(LinuxState, Fixture,
                          ::testing::Values("hogs", "renice", "sessions", "cgroups", "forks",
-                                           "messaging-a"),
+                                           "messaging-a", "hogs-waking", "sessions-waking",
+                                           "slices-waking"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::erase(name, '-');
                            return name;
                          });
 
-// The hogs capture with the first record `where` accepts changed by `plant`.
+// The quiet captures (*-waking), recorded with the wakeup records' curr and sched_waking blocks:
+// every placement is judged from the record itself, none inconclusive, each place_entity()'s own.
+class QuietFixture : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(QuietFixture, JudgesEveryPlacement) {
+  const StateCapture& c = fixture(GetParam());
+  size_t with_blocks = 0, wakeups = 0;
+  for (const auto& r : c.records)
+    if (r.kind == bpf::RecordKind::Wakeup && r.tasks[0].fair) {
+      ++wakeups;
+      with_blocks += !r.tasks[0].level_curr.empty();
+    }
+  ASSERT_GT(wakeups, 0u);
+  EXPECT_EQ(with_blocks, wakeups);
+  const StateReport r = check_state_capture(c);
+  const Tally& t = *r.find(ids::kInvPlaceLag);
+  EXPECT_EQ(t.violated, 0u);
+  EXPECT_EQ(t.inconclusive, 0u);
+  for (const auto& [why, n] : t.inconclusive_reasons) ADD_FAILURE() << why << " (" << n << ")";
+  EXPECT_GE(t.held, 50u);
+  EXPECT_EQ(r.figures.placements_exact, t.held);
+  EXPECT_EQ(r.figures.placements_inexact, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(LinuxState, QuietFixture,
+                         ::testing::Values("hogs-waking", "sessions-waking", "slices-waking"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+// A capture (hogs unless named) with the first record `where` accepts changed by `plant`.
 StateReport planted(const std::function<bool(const bpf::StateRecord&)>& where,
-                    const std::function<void(bpf::StateRecord&)>& plant) {
-  StateCapture c = fixture("hogs");
+                    const std::function<void(bpf::StateRecord&)>& plant,
+                    const char* name = "hogs") {
+  StateCapture c = fixture(name);
   for (auto& r : c.records)
     if (where(r)) {
       plant(r);
@@ -129,6 +163,32 @@ TEST(StatePlantedFault, AChangedPlacedLagIsInvPlaceLag) {
   EXPECT_EQ(changed.violated + changed.held, clean.held);
   EXPECT_GT(changed.violated, 10 * changed.held);
   EXPECT_EQ(changed.inconclusive, clean.inconclusive);
+}
+
+TEST(StatePlantedFault, AWakeeMovedFromItsPlacementIsInvPlaceLag) {
+  // One placement moved 0.1 ms later than place_entity() put it, with the cfs_rq's sums
+  // accounting it there (a kernel that placed it wrong): the record alone shows it.
+  const auto placed = [](const bpf::StateRecord& s) {
+    if (s.kind != bpf::RecordKind::Wakeup || !s.tasks[0].fair || !s.tasks[0].waking) return false;
+    const bpf::EntityState& e = s.tasks[0].chain[0];
+    return e.on_rq && e.cfs_rq.curr != e.id && !s.tasks[0].waking->entity.on_rq;
+  };
+  const StateReport r = planted(
+      placed,
+      [](bpf::StateRecord& s) {
+        bpf::EntityState& e = s.tasks[0].chain[0];
+        constexpr uint64_t kMoved = 100'000;
+        e.vruntime += kMoved;
+        e.deadline += kMoved;
+        e.cfs_rq.sum_w_vruntime += static_cast<int64_t>(kMoved * scale_down(e.weight));
+      },
+      "hogs-waking");
+  const Tally& t = *r.find(ids::kInvPlaceLag);
+  EXPECT_EQ(t.violated, 1u);
+  ASSERT_EQ(t.witnesses.size(), 1u);
+  EXPECT_NE(t.witnesses[0].what.find("lag after joining"), std::string::npos)
+      << t.witnesses[0].what;
+  EXPECT_EQ(r.figures.placements_inexact, 1u);
 }
 
 TEST(StatePlantedFault, ASavedLagBeyondTheClampIsInvLagClamp) {

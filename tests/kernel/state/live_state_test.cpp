@@ -74,5 +74,17 @@ TEST_F(LiveKernelState, EveryKindOfCaseIsJudgedByTheHundred) {
   EXPECT_EQ(r.figures.placements_inexact, 0u);
 }
 
+TEST_F(LiveKernelState, EveryPlacementIsJudgedFromItsOwnRecord) {
+  // Each wakeup record carries its cfs_rq's curr and the wakee's sched_waking state: a placement
+  // beside a running group entity, after a remote wakeup or of a task that slept before the
+  // capture is judged. What stays inconclusive is what the record truly cannot decide: a delayed
+  // entity that left the cfs_rq during the wakeup, after the placement.
+  const StateReport& r = live().report;
+  const Tally& t = *r.find(ids::kInvPlaceLag);
+  for (const auto& [why, n] : t.inconclusive_reasons)
+    EXPECT_EQ(why, "a delayed entity left the cfs_rq during the wakeup, unrecorded") << n;
+  EXPECT_EQ(r.figures.placements_exact, t.held);
+}
+
 }  // namespace
 }  // namespace vlag::kernel::state

@@ -1,13 +1,12 @@
 // The checks on the kernel's own numbers (kernel/state/checks.h) on a cfs_rq built by hand
 // (scene.h): a consistent history holds everywhere, each planted fault is caught with its ID,
 // and what the capture cannot show is inconclusive with its reason, never violated.
-#include "kernel/state/checks.h"
-
 #include <gtest/gtest.h>
 
 #include <functional>
 
 #include "kernel/state/arith.h"
+#include "kernel/state/checks.h"
 #include "reference/arith.h"
 #include "spec/properties.h"
 #include "spec/weights.h"
@@ -177,6 +176,59 @@ TEST(StateChecks, AChangedPlacedLagIsCaughtAsInvPlaceLag) {
   History moved;
   moved.records[3].tasks[0].chain[0].vruntime += 50'000;  // placed 50 us later than the lag says
   EXPECT_EQ(tally(moved.check(), ids::kInvPlaceLag).violated, 1u);
+}
+
+// The wakeup of History alone, as a capture that starts there sees it: with the blocks a wakeup
+// record carries since they were recorded — the cfs_rq's curr read at the tracepoint (task 1,
+// shown here as the group entity it would be in a hierarchy, whose vruntime no earlier record
+// gives) and task 4 as sched_waking saw it, asleep with its saved lag.
+bpf::StateRecord wakeup_with_blocks(const History& h) {
+  bpf::StateRecord r = h.records[3];
+  bpf::QueuedEntity curr = h.records[2].tasks[1].chain[0];  // task 1, picked and not run since
+  curr.pid = 0;
+  curr.is_group = true;
+  r.tasks[0].level_curr = {curr};
+  bpf::QueuedEntity asleep = h.records[0].tasks[0].chain[0];
+  r.tasks[0].waking = bpf::WakingState{350, asleep};
+  return r;
+}
+
+TEST(StateChecks, AWakeupsOwnCurrAndWakingStateDecideItsPlacementWithoutHistory) {
+  const History h;
+  const Tally alone = tally(check_state_capture(capture_of({h.records[3]})), ids::kInvPlaceLag);
+  EXPECT_EQ(alone.inconclusive, 1u);  // an older capture: mid-life, curr not known
+  const StateReport r = check_state_capture(capture_of({wakeup_with_blocks(h)}));
+  EXPECT_EQ(tally(r, ids::kInvPlaceLag).held, 1u);
+  EXPECT_EQ(tally(r, ids::kInvPlaceLag).inconclusive, 0u);
+  EXPECT_EQ(r.figures.placements_exact, 1u);
+}
+
+TEST(StateChecks, AWakeeMovedFromItsPlacementIsCaughtFromTheRecordAlone) {
+  const History h;
+  bpf::StateRecord r = wakeup_with_blocks(h);
+  // Placed 50 us later than its lag says, and accounted there in the cfs_rq's sums.
+  bpf::EntityState& e = r.tasks[0].chain[0];
+  e.vruntime += 50'000;
+  e.deadline += 50'000;
+  e.cfs_rq.sum_w_vruntime += 50'000 * static_cast<int64_t>(scale_down(e.weight));
+  const StateReport moved = check_state_capture(capture_of({r}));
+  EXPECT_EQ(tally(moved, ids::kInvPlaceLag).violated, 1u);
+  EXPECT_EQ(moved.figures.placements_inexact, 1u);
+}
+
+TEST(StateChecks, AWakeeQueuedAtSchedWakingWasNotPlaced) {
+  const History h;
+  bpf::StateRecord r = wakeup_with_blocks(h);
+  r.tasks[0].waking->entity.on_rq = true;
+  r.tasks[0].waking->entity.sched_delayed = true;
+  r.tasks[0].chain[0].vruntime += 50'000;  // a requeue keeps v: no placement to judge
+  const Tally t = tally(check_state_capture(capture_of({r})), ids::kInvPlaceLag);
+  EXPECT_EQ(t.violated, 0u);
+  EXPECT_EQ(t.not_applicable, 1u);
+  // A lag at the wakeup other than the one sched_waking saw is caught.
+  r = wakeup_with_blocks(h);
+  r.tasks[0].waking->entity.vlag += 1000;
+  EXPECT_EQ(tally(check_state_capture(capture_of({r})), ids::kInvPlaceLag).violated, 1u);
 }
 
 TEST(StateChecks, LostRecordsOrAnUncapturedCpuMakeHistoryChecksInconclusive) {
