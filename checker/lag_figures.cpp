@@ -51,7 +51,7 @@ auto LagFigures::exact_lag(const ViewEntity& e, const Exact& V, Exact& lag) cons
 // with x = w·(V − v) = N·lag, the bounds multiplied through by N. x/N is then a double exactly
 // when |x| < 2^53 (N is a power of two); nullopt otherwise, for the exact form.
 std::optional<LagFigures::Lag> LagFigures::integer_lag(const ViewEntity& e, int64_t V) const {
-  const auto v = as_s64(e.vruntime);
+  const std::optional<int64_t>& v = e.v64;
   if (!v) return std::nullopt;
   const __int128 x = (static_cast<__int128>(V) - *v) * e.weight;
   constexpr __int128 kExactDouble = __int128{1} << 53;

@@ -40,6 +40,11 @@ struct ViewEntity {
   // which §7.3 bounds only from a common state, not for an error carried in.
   int deadline_roundings = 1;
   bool deadline_rescaled = false;
+  // vruntime and deadline as s64 integers, where they are (every entity of a Linux-arithmetic
+  // trace): set by the view each time the entity changes (View::Edit, View::insert), so that
+  // its walks over the queue compare integers; stale only inside an Edit of the entity.
+  // View::audit() checks them against the numbers.
+  std::optional<int64_t> v64, d64;
 };
 
 // Entities in id order, stored contiguously (the rules' walks and the witnesses list them in id
@@ -118,7 +123,10 @@ class View {
   friend struct ViewTestAccess;  // tests corrupt a sum to see audit() fail
 
   ViewEntity* find_mutable(EntityId id);
-  // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums; the slices apart.
+  // e's s64 readings (ViewEntity::v64, d64) from its numbers.
+  static void read_s64(ViewEntity& e);
+  // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums; the slices apart. e's
+  // readings are up to date.
   void account(const ViewEntity& e, int sign);
   static void count_slice(boost::container::flat_map<int64_t, int64_t>& slices, int64_t slice,
                           int64_t n);
@@ -147,13 +155,15 @@ class ViewState {
   using Entity = ViewEntity;
 
   ViewState(const View& view, const Params& params, const Exact& V)
-      : view_(view), params_(params), V_(V) {}
+      : view_(view), params_(params), V_(V), V64_(as_s64(V)) {}
 
   const Params& params() const { return params_; }
   const Exact& V() const { return V_; }
   int64_t W() const { return view_.W(); }
   std::optional<EntityId> curr() const { return view_.curr; }
-  bool eligible(const ViewEntity& e) const { return view_.eligible(e, V_); }
+  bool eligible(const ViewEntity& e) const {
+    return V64_ && e.v64 ? *e.v64 <= *V64_ : view_.eligible(e, V_);
+  }
   template <class F>
   bool for_each_queued(F&& f) const {
     for (const auto& [id, e] : view_.entities())
@@ -165,6 +175,7 @@ class ViewState {
   const View& view_;
   const Params& params_;
   const Exact& V_;
+  std::optional<int64_t> V64_;  // V as an s64, where it is one
 };
 
 }  // namespace vlag::checker
