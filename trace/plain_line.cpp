@@ -1,7 +1,5 @@
 #include "trace/plain_line.h"
 
-#include <algorithm>
-
 namespace vlag::trace {
 namespace {
 
@@ -76,9 +74,10 @@ bool plain_value(std::string_view line, size_t& i, PlainValue& v) {
 // The key at line[i] when it is `key` (a key of the previous line, so plain): i past its quotes.
 bool known_key(std::string_view line, size_t& i, std::string_view key) {
   const size_t end = i + 1 + key.size();
-  if (end >= line.size() || line[end] != '"' ||
-      !std::equal(key.begin(), key.end(), line.begin() + static_cast<std::ptrdiff_t>(i) + 1))
-    return false;
+  if (end >= line.size() || line[end] != '"') return false;
+  // Keys are a few characters: compared here rather than by a call to memcmp.
+  for (size_t k = 0; k < key.size(); ++k)
+    if (line[i + 1 + k] != key[k]) return false;
   i = end + 1;
   return true;
 }
