@@ -7,7 +7,6 @@
 #include "checker/checker_bug.h"
 
 namespace vlag::checker {
-namespace {}  // namespace
 
 Exact exact_of(__int128 x) {
   const bool negative = x < 0;
@@ -18,6 +17,14 @@ Exact exact_of(__int128 x) {
   z += static_cast<unsigned long>(magnitude & ~uint64_t{0});
   if (negative) z = -z;
   return Exact(z);
+}
+
+std::optional<int64_t> floor_s64(const Exact& x) {
+  if (x.get_den() == 1) return as_s64(x);
+  mpz_class f;
+  mpz_fdiv_q(f.get_mpz_t(), x.get_num_mpz_t(), x.get_den_mpz_t());
+  if (!f.fits_slong_p()) return std::nullopt;
+  return f.get_si();
 }
 
 std::string entity_label(const ViewEntity& e) {

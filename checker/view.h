@@ -59,6 +59,8 @@ inline std::optional<int64_t> as_s64(const Exact& x) {
   if (x.get_den() != 1 || !x.get_num().fits_slong_p()) return std::nullopt;
   return x.get_num().get_si();
 }
+/// ⌊x⌋, when it is an s64.
+std::optional<int64_t> floor_s64(const Exact& x);
 
 class View {
  public:
@@ -155,14 +157,19 @@ class ViewState {
   using Entity = ViewEntity;
 
   ViewState(const View& view, const Params& params, const Exact& V)
-      : view_(view), params_(params), V_(V), V64_(as_s64(V)) {}
+      : view_(view), params_(params), V_(V), floor_V_(floor_s64(V)) {}
 
   const Params& params() const { return params_; }
   const Exact& V() const { return V_; }
   int64_t W() const { return view_.W(); }
   std::optional<EntityId> curr() const { return view_.curr; }
+  /// v ≤ V; for an integer v, v ≤ ⌊V⌋, compared in integers where both are s64.
   bool eligible(const ViewEntity& e) const {
-    return V64_ && e.v64 ? *e.v64 <= *V64_ : view_.eligible(e, V_);
+    return floor_V_ && e.v64 ? *e.v64 <= *floor_V_ : view_.eligible(e, V_);
+  }
+  /// a's deadline before b's, in integers where both are s64 (rules/invariants.h asks).
+  bool earlier_deadline(const ViewEntity& a, const ViewEntity& b) const {
+    return a.d64 && b.d64 ? *a.d64 < *b.d64 : a.deadline < b.deadline;
   }
   template <class F>
   bool for_each_queued(F&& f) const {
@@ -175,7 +182,7 @@ class ViewState {
   const View& view_;
   const Params& params_;
   const Exact& V_;
-  std::optional<int64_t> V64_;  // V as an s64, where it is one
+  std::optional<int64_t> floor_V_;  // ⌊V⌋, where it is an s64
 };
 
 }  // namespace vlag::checker
