@@ -52,7 +52,7 @@ auto DeadlineRanges::range(const ViewEntity& v, const View& view) -> const Range
 }
 
 bool DeadlineRanges::holds(const ViewEntity& v, const View& view) {
-  const auto d = as_s64(v.deadline), vr = as_s64(v.vruntime);
+  const std::optional<int64_t>&d = v.d64, &vr = v.v64;
   if (!d || !vr) return false;
   const Range& r = range(v, view);
   if (!r.lo || !r.hi) return false;

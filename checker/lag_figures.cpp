@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "checker/checker_bug.h"
 #include "rules/invariants.h"
 #include "spec/properties.h"
 #include "spec/weights.h"
@@ -29,35 +30,92 @@ void LagFigures::unmeasurable(int64_t line) {
   if (unmeasurable_from_ == 0) unmeasurable_from_ = line;
 }
 
+// One queued entity's lag at a decision point, as the samples need it: in ns as a double (as
+// mpq_get_d gives it), and whether each theorem's bound holds.
+struct LagFigures::Lag {
+  double ns = 0;
+  bool above = false;  // lag > 0
+  bool paper_holds = false, linux_holds = false;
+};
+
+// Exactly, by the rules of rules/invariants.h.
+auto LagFigures::exact_lag(const ViewEntity& e, const Exact& V, Exact& lag) const -> Lag {
+  const int64_t tick = params_.tick_ns();
+  lag = (V - e.vruntime) * static_cast<long>(e.weight) / static_cast<long>(kNice0Weight);
+  lag.canonicalize();
+  return {lag.get_d(), lag > 0, rules::paper_lag_bound_holds(lag, e.slice, tick),
+          rules::linux_lag_bound_holds(lag, e.slice, tick)};
+}
+
+// The same in integers when V and v are s64 (every decision point of a Linux-arithmetic trace):
+// with x = w·(V − v) = N·lag, the bounds multiplied through by N. x/N is then a double exactly
+// when |x| < 2^53 (N is a power of two); nullopt otherwise, for the exact form.
+std::optional<LagFigures::Lag> LagFigures::integer_lag(const ViewEntity& e, int64_t V) const {
+  const std::optional<int64_t>& v = e.v64;
+  if (!v) return std::nullopt;
+  const __int128 x = (static_cast<__int128>(V) - *v) * e.weight;
+  constexpr __int128 kExactDouble = __int128{1} << 53;
+  if (x >= kExactDouble || x <= -kExactDouble) return std::nullopt;
+  static_assert((kNice0Weight & (kNice0Weight - 1)) == 0, "x/N exact in a double");
+  const int64_t tick = params_.tick_ns();
+  const __int128 N = kNice0Weight, r = e.slice;
+  const __int128 paper_upper = rules::paper_lag_upper(e.slice, tick),
+                 linux_bound = rules::linux_lag_bound(e.slice, tick);
+  return Lag{static_cast<double>(static_cast<int64_t>(x)) / static_cast<double>(kNice0Weight),
+             x > 0, x > -r * N && x < paper_upper * N,
+             x >= -linux_bound * N && x <= linux_bound * N};
+}
+
 void LagFigures::at_decision(const View& view, const Exact& V, bool steady, bool cpu_bound,
                              int64_t line) {
   const int64_t tick = params_.tick_ns();
+  const std::optional<int64_t> V64 = as_s64(V);
   for (const auto& [id, e] : view.entities()) {
     if (!in_queue(e)) continue;
-    Exact lag = (V - e.vruntime) * static_cast<long>(e.weight) / static_cast<long>(kNice0Weight);
-    lag.canonicalize();
-    const double l = lag.get_d();
-    const bool above = lag > 0;
-    const int64_t paper_bound = above ? rules::paper_lag_upper(e.slice, tick) : e.slice;
-    sample(paper_worst_, e, l, steady ? paper_bound : 0,
-           rules::paper_lag_bound_holds(lag, e.slice, tick), above ? "< max(r, q) = " : "> -r = -",
-           kNotSteady, line);
-    if (paper_ && steady) judge_paper(e, lag, V, line);
+    // The exact lag only where a verdict needs it (paper, steady) or the integers cannot say.
+    std::optional<Lag> fast;
+    if (V64 && !(paper_ && steady)) fast = integer_lag(e, *V64);
+    Lag lag;
+    if (fast) {
+      lag = *fast;
+      // Every kAuditPeriod-th integer sample, the exact rules confirm it.
+      if (++integer_samples_ % View::kAuditPeriod == 0) confirm(e, V, lag);
+    } else {
+      lag = exact_lag(e, V, lag_);
+    }
+    const int64_t paper_bound = lag.above ? rules::paper_lag_upper(e.slice, tick) : e.slice;
+    sample(paper_worst_, e, lag.ns, steady ? paper_bound : 0, lag.paper_holds,
+           lag.above ? "< max(r, q) = " : "> -r = -", kNotSteady, line);
+    if (paper_ && steady) judge_paper(e, lag_, V, line);
     if (paper_) continue;
-    sample(linux_worst_, e, l, steady && cpu_bound ? rules::linux_lag_bound(e.slice, tick) : 0,
-           rules::linux_lag_bound_holds(lag, e.slice, tick),
-           above ? "<= r + TICK = " : ">= -(r + TICK) = -", steady ? kNotCpuBound : kNotSteady,
-           line);
+    sample(linux_worst_, e, lag.ns, steady && cpu_bound ? rules::linux_lag_bound(e.slice, tick) : 0,
+           lag.linux_holds, lag.above ? "<= r + TICK = " : ">= -(r + TICK) = -",
+           steady ? kNotCpuBound : kNotSteady, line);
   }
 }
 
+void LagFigures::confirm(const ViewEntity& e, const Exact& V, const Lag& fast) const {
+  Exact lag;
+  const Lag exact = exact_lag(e, V, lag);
+  if (exact.ns != fast.ns || exact.above != fast.above || exact.paper_holds != fast.paper_holds ||
+      exact.linux_holds != fast.linux_holds)
+    throw CheckerBug(fmt::format(
+        "the integer form of {}'s lag at V {} gives {} ns (bounds {} {}) where the exact rules "
+        "give {} (bounds {} {})",
+        entity_label(e), V.get_str(), fast.ns, fast.paper_holds, fast.linux_holds, lag.get_str(),
+        exact.paper_holds, exact.linux_holds));
+}
+
+// The descriptions are written only for a sample that becomes the worst of its kind.
 void LagFigures::sample(Worst& w, const ViewEntity& e, double lag, int64_t bound, bool holds,
-                        const std::string& side, const char* why, int64_t line) {
+                        const char* side, const char* why, int64_t line) {
   ++w.samples;
-  const std::string who = fmt::format("{} lag {} at line {}", entity_label(e), ms(lag), line);
+  const auto who = [&] {
+    return fmt::format("{} lag {} at line {}", entity_label(e), ms(lag), line);
+  };
   if (std::fabs(lag) > w.lag) {
     w.lag = std::fabs(lag);
-    w.largest = who;
+    w.largest = who();
   }
   if (bound == 0) {
     if (w.unjudged_from == 0) {
@@ -71,7 +129,7 @@ void LagFigures::sample(Worst& w, const ViewEntity& e, double lag, int64_t bound
   const double ratio = std::fabs(lag) / static_cast<double>(bound);
   if (ratio > w.ratio) {
     w.ratio = ratio;
-    w.worst_judged = fmt::format("{} (bound {}{})", who, side, ms(static_cast<double>(bound)));
+    w.worst_judged = fmt::format("{} (bound {}{})", who(), side, ms(static_cast<double>(bound)));
   }
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "checker/report.h"
@@ -52,7 +53,14 @@ class LagFigures {
   /// `bound`: the bound on the side of lag's sign, 0 when the run cannot be judged (`why`);
   /// `holds`: the sample is within it.
   void sample(Worst& w, const ViewEntity& e, double lag, int64_t bound, bool holds,
-              const std::string& side, const char* why, int64_t line);
+              const char* side, const char* why, int64_t line);
+  struct Lag;
+  /// lag_k exactly, into `lag`.
+  Lag exact_lag(const ViewEntity& e, const Exact& V, Exact& lag) const;
+  /// lag_k in integers, when V and v_k are s64 and w_k·(V − v_k) is below 2^53.
+  std::optional<Lag> integer_lag(const ViewEntity& e, int64_t V) const;
+  /// The integer form's sample against the exact one; throws CheckerBug when they differ.
+  void confirm(const ViewEntity& e, const Exact& V, const Lag& fast) const;
   void judge_paper(const ViewEntity& e, const Exact& lag, const Exact& V, int64_t line);
   void write(const char* id, const Worst& w, bool verdict);
 
@@ -62,6 +70,8 @@ class LagFigures {
   bool paper_;  // THM-LAG-BOUND is promised (SPEC.md §6, spec/properties.h)
   Worst paper_worst_, linux_worst_;
   int64_t unmeasurable_from_ = 0;
+  int64_t integer_samples_ = 0;  // samples the integer form decided
+  Exact lag_;                    // the exact lag of the sample at hand, kept from event to event
 };
 
 }  // namespace vlag::checker

@@ -123,10 +123,14 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
   advance_to(e.kind == EventKind::Run ? e.t - e.delta : e.t);
 
   const std::optional<EntityId> se = e.entity();
-  // The named entity before the event, copied into storage kept from event to event.
+  // The named entity before the event, copied into storage kept from event to event for the
+  // events whose rules compare it with the entity after (of the others only its status counts).
   const ViewEntity* named = se ? view_.find(*se) : nullptr;
-  if (named) before_ = *named;
-  const ViewEntity* before = named ? &before_ : nullptr;
+  const Status status_before = named ? named->status : Status::Sleeping;
+  const bool needs_before = e.kind == EventKind::Wakeup || e.kind == EventKind::Sleep ||
+                            e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
+  if (named && needs_before) before_ = *named;
+  const ViewEntity* before = named && needs_before ? &before_ : nullptr;
   // V before the event, for the rules that relate it to the state after.
   const bool needs_V_before =
       e.kind == EventKind::Sleep || e.kind == EventKind::Dequeue || e.kind == EventKind::Reweight;
@@ -142,8 +146,8 @@ void RunqueueChecker::consume(const trace::Event& e, int64_t line, int64_t index
     now_ += e.delta;
   }
   apply_shadow(e);
-  view_update_.apply(view_, e, before ? before->status : Status::Sleeping,
-                     shadow_ ? &*shadow_ : nullptr, [this](const ViewEntity& v, bool from_delayed) {
+  view_update_.apply(view_, e, status_before, shadow_ ? &*shadow_ : nullptr,
+                     [this](const ViewEntity& v, bool from_delayed) {
                        state_rules_.saved_lag(v, from_delayed, view_);
                      });
   if (e.kind == EventKind::Pick)

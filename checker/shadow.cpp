@@ -30,6 +30,7 @@ Shadow::Shadow(const Params& params, Arith arith, RunqueueId rq)
 }
 
 void Shadow::apply(const Op& op) {
+  ++changes_;  // before the operation, which may change the runqueue and then throw
   std::visit([&](auto& rq) { rq.apply(op); }, rq_);
   if (--until_audit_ == 0) {
     until_audit_ = kAuditPeriod;
@@ -45,11 +46,13 @@ void Shadow::audit() const {
 }
 
 bool Shadow::detach(EntityId id) {
+  ++changes_;
   return std::visit([&](auto& rq) { return rq.detach(id).has_value(); }, rq_);
 }
 
 bool Shadow::attach(EntityId id, int64_t weight, int64_t slice, bool custom_slice,
                     const Exact& vlag) {
+  ++changes_;
   return std::visit(
       [&](auto& rq) {
         using Num = typename std::decay_t<decltype(rq)>::Num;
@@ -63,6 +66,8 @@ bool Shadow::has(EntityId id) const {
 }
 
 const ShadowEntity& Shadow::entity(EntityId id) const {
+  if (entity_at_ == changes_ && entity_id_ == id) return entity_;
+  entity_at_ = -1;  // until the answer is read
   std::visit(
       [&](const auto& rq) {
         const auto& e = rq.entity(id);
@@ -76,11 +81,15 @@ const ShadowEntity& Shadow::entity(EntityId id) const {
         entity_.status = e.status;
       },
       rq_);
+  entity_at_ = changes_;
+  entity_id_ = id;
   return entity_;
 }
 
 const Exact& Shadow::V() const {
+  if (V_at_ == changes_) return V_;
   std::visit([&](const auto& rq) { read_into(V_, rq.avg_vruntime()); }, rq_);
+  V_at_ = changes_;
   return V_;
 }
 

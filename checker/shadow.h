@@ -62,8 +62,14 @@ class Shadow {
 
  private:
   std::variant<reference::Runqueue, optimized::Runqueue> rq_;
-  mutable ShadowEntity entity_;  // entity()'s answer
-  mutable Exact V_;              // V()'s
+  // entity()'s and V()'s answers, each kept until the runqueue changes: an event asks for them
+  // several times. changes_ counts the changes; an answer is for the count it was read at.
+  mutable ShadowEntity entity_;
+  mutable std::optional<EntityId> entity_id_;
+  mutable int64_t entity_at_ = -1;
+  mutable Exact V_;
+  mutable int64_t V_at_ = -1;
+  int64_t changes_ = 0;
   int64_t until_audit_ = kAuditPeriod;
 };
 

@@ -237,7 +237,7 @@ bool StateRules::s64_margins_hold(const View& view) {
   int64_t vmin = INT64_MAX, vmax = INT64_MIN;
   for (const auto& [id, v] : view.entities()) {
     if (!in_queue(v)) continue;
-    const int64_t x = *as_s64(v.vruntime);
+    const int64_t x = *v.v64;
     vmin = std::min(vmin, x);
     vmax = std::max(vmax, x);
   }

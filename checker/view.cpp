@@ -7,7 +7,6 @@
 #include "checker/checker_bug.h"
 
 namespace vlag::checker {
-namespace {}  // namespace
 
 Exact exact_of(__int128 x) {
   const bool negative = x < 0;
@@ -20,6 +19,14 @@ Exact exact_of(__int128 x) {
   return Exact(z);
 }
 
+std::optional<int64_t> floor_s64(const Exact& x) {
+  if (x.get_den() == 1) return as_s64(x);
+  mpz_class f;
+  mpz_fdiv_q(f.get_mpz_t(), x.get_num_mpz_t(), x.get_den_mpz_t());
+  if (!f.fits_slong_p()) return std::nullopt;
+  return f.get_si();
+}
+
 std::string entity_label(const ViewEntity& e) {
   return (e.task == e.id ? "task " : "entity ") + std::to_string(e.id);
 }
@@ -29,6 +36,7 @@ View::Edit::Edit(View& view, ViewEntity& e) : view_(view), e_(e), slice_(e.slice
 }
 
 View::Edit::~Edit() {
+  read_s64(e_);
   view_.account(e_, 1);
   if (e_.slice != slice_) {
     view_.count_slice(view_.slices_, slice_, -1);
@@ -56,6 +64,7 @@ const ViewEntity* View::find(EntityId id) const {
 const ViewEntity& View::insert(const ViewEntity& e) {
   erase(e.id);
   ViewEntity& added = entities_[e.id] = e;
+  read_s64(added);
   account(added, 1);
   count_slice(slices_, added.slice, 1);
   return added;
@@ -69,13 +78,18 @@ void View::erase(EntityId id) {
   entities_.erase(it);
 }
 
+void View::read_s64(ViewEntity& e) {
+  e.v64 = as_s64(e.vruntime);
+  e.d64 = as_s64(e.deadline);
+}
+
 void View::account(const ViewEntity& e, int sign) {
   if (!in_queue(e)) return;
   W_ += sign * e.weight;
   queued_ += sign;
   count_slice(queued_slices_, e.slice, sign);
-  if (const auto v = as_s64(e.vruntime)) {
-    small_sum_ += sign * static_cast<__int128>(*v) * e.weight;
+  if (e.v64) {
+    small_sum_ += sign * static_cast<__int128>(*e.v64) * e.weight;
   } else {
     const Exact wv = e.vruntime * static_cast<long>(e.weight);
     if (sign > 0)
@@ -84,7 +98,7 @@ void View::account(const ViewEntity& e, int sign) {
       big_sum_ -= wv;
     big_ += sign;
   }
-  if (e.vruntime.get_den() != 1) fractional_ += sign;
+  if (!e.v64 && e.vruntime.get_den() != 1) fractional_ += sign;
 }
 
 void View::count_slice(boost::container::flat_map<int64_t, int64_t>& slices, int64_t slice,
@@ -123,6 +137,9 @@ void View::audit() const {
   int64_t W = 0, queued = 0, fractional = 0, longest = 0, sliced = 0, longest_queued = 0;
   Exact sum = 0;
   for (const auto& [id, e] : entities_) {
+    if (e.v64 != as_s64(e.vruntime) || e.d64 != as_s64(e.deadline))
+      throw CheckerBug(fmt::format("the view's s64 readings of {} are stale: v {} d {}",
+                                   entity_label(e), e.vruntime.get_str(), e.deadline.get_str()));
     longest = std::max(longest, e.slice);
     if (!in_queue(e)) continue;
     W += e.weight;

@@ -40,6 +40,11 @@ struct ViewEntity {
   // which §7.3 bounds only from a common state, not for an error carried in.
   int deadline_roundings = 1;
   bool deadline_rescaled = false;
+  // vruntime and deadline as s64 integers, where they are (every entity of a Linux-arithmetic
+  // trace): set by the view each time the entity changes (View::Edit, View::insert), so that
+  // its walks over the queue compare integers; stale only inside an Edit of the entity.
+  // View::audit() checks them against the numbers.
+  std::optional<int64_t> v64, d64;
 };
 
 // Entities in id order, stored contiguously (the rules' walks and the witnesses list them in id
@@ -54,6 +59,8 @@ inline std::optional<int64_t> as_s64(const Exact& x) {
   if (x.get_den() != 1 || !x.get_num().fits_slong_p()) return std::nullopt;
   return x.get_num().get_si();
 }
+/// ⌊x⌋, when it is an s64.
+std::optional<int64_t> floor_s64(const Exact& x);
 
 class View {
  public:
@@ -118,7 +125,10 @@ class View {
   friend struct ViewTestAccess;  // tests corrupt a sum to see audit() fail
 
   ViewEntity* find_mutable(EntityId id);
-  // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums; the slices apart.
+  // e's s64 readings (ViewEntity::v64, d64) from its numbers.
+  static void read_s64(ViewEntity& e);
+  // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums; the slices apart. e's
+  // readings are up to date.
   void account(const ViewEntity& e, int sign);
   static void count_slice(boost::container::flat_map<int64_t, int64_t>& slices, int64_t slice,
                           int64_t n);
@@ -147,13 +157,20 @@ class ViewState {
   using Entity = ViewEntity;
 
   ViewState(const View& view, const Params& params, const Exact& V)
-      : view_(view), params_(params), V_(V) {}
+      : view_(view), params_(params), V_(V), floor_V_(floor_s64(V)) {}
 
   const Params& params() const { return params_; }
   const Exact& V() const { return V_; }
   int64_t W() const { return view_.W(); }
   std::optional<EntityId> curr() const { return view_.curr; }
-  bool eligible(const ViewEntity& e) const { return view_.eligible(e, V_); }
+  /// v ≤ V; for an integer v, v ≤ ⌊V⌋, compared in integers where both are s64.
+  bool eligible(const ViewEntity& e) const {
+    return floor_V_ && e.v64 ? *e.v64 <= *floor_V_ : view_.eligible(e, V_);
+  }
+  /// a's deadline before b's, in integers where both are s64 (rules/invariants.h asks).
+  bool earlier_deadline(const ViewEntity& a, const ViewEntity& b) const {
+    return a.d64 && b.d64 ? *a.d64 < *b.d64 : a.deadline < b.deadline;
+  }
   template <class F>
   bool for_each_queued(F&& f) const {
     for (const auto& [id, e] : view_.entities())
@@ -165,6 +182,7 @@ class ViewState {
   const View& view_;
   const Params& params_;
   const Exact& V_;
+  std::optional<int64_t> floor_V_;  // ⌊V⌋, where it is an s64
 };
 
 }  // namespace vlag::checker

@@ -122,11 +122,18 @@ bool pick_exempt(const Preset& p, EntityId picked, std::optional<EntityId> curr_
                  bool curr_protected, std::optional<EntityId> next_before);
 
 /// INV-PICK-EDF: calls f(e) for every eligible e ∈ Q, e ≠ p, whose deadline is earlier than p's,
-/// in the state's order. Each one is a violation unless the pick is exempt.
+/// in the state's order. Each one is a violation unless the pick is exempt. A state may compare
+/// two deadlines itself (earlier_deadline(a, b): a's before b's), in a faster form of its own.
 template <QueueState S, class F>
 void for_each_earlier_eligible(const S& s, const typename S::Entity& p, F&& f) {
   s.for_each_queued([&](const auto& e) {
-    if (e.id != p.id && s.eligible(e) && e.deadline < p.deadline) f(e);
+    if (e.id == p.id || !s.eligible(e)) return true;
+    bool earlier;
+    if constexpr (requires { s.earlier_deadline(e, p); })
+      earlier = s.earlier_deadline(e, p);
+    else
+      earlier = e.deadline < p.deadline;
+    if (earlier) f(e);
     return true;
   });
 }

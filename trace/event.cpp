@@ -115,8 +115,8 @@ std::optional<Key> key_in(const std::array<std::pair<Key, std::string_view>, N>&
 std::string_view event_name(EventKind kind) { return row(kind).name; }
 
 std::optional<EventKind> event_kind(std::string_view name) {
-  for (const EventRow& r : kEvents)
-    if (r.name == name) return r.kind;
+  for (const EventRow& r : kEvents)  // the first letter first: most rows differ there
+    if (!name.empty() && r.name[0] == name[0] && r.name == name) return r.kind;
   return std::nullopt;
 }
 std::string_view status_name(Status s) { return name_in(kStatusNames, s); }

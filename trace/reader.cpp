@@ -6,6 +6,7 @@
 
 #include "spec/cfs_policy.h"
 #include "spec/weights.h"
+#include "trace/plain_line.h"
 
 namespace vlag::trace {
 namespace {
@@ -100,19 +101,98 @@ bool integer_token(std::string_view s) {
   return true;
 }
 
+// The keys of an event line (spec/TRACE.md §3, §4, §8), so that a line's fields are told apart
+// by one switch each rather than by a chain of string comparisons.
+// clang-format off
+enum class Key : uint8_t {
+  Other, t, ev, cpu, task, delta, weight, slice, preempt, to, w, r, v, d, vlag, elig, status,
+  running, req, V, W, nr,
+  rq, se, name, group, parent, vprot, v0, sum_w, sum_wv,  // version 2
+};
+// clang-format on
+
+// clang-format off
+// By length, then by letter: no string comparison for a key of a well-formed line beyond the
+// one that confirms it.
+Key key_of(std::string_view k) {
+  // k has name's length here: the characters compared inline, not by a call to memcmp.
+  const auto is = [&](std::string_view name, Key key) {
+    return std::equal(name.begin(), name.end(), k.begin()) ? key : Key::Other;
+  };
+  switch (k.size()) {
+    case 1:
+      switch (k[0]) {
+        case 't': return Key::t;
+        case 'w': return Key::w;
+        case 'r': return Key::r;
+        case 'v': return Key::v;
+        case 'd': return Key::d;
+        case 'V': return Key::V;
+        case 'W': return Key::W;
+        default: return Key::Other;
+      }
+    case 2:
+      switch (k[0]) {
+        case 'e': return is("ev", Key::ev);
+        case 't': return is("to", Key::to);
+        case 'n': return is("nr", Key::nr);
+        case 'r': return is("rq", Key::rq);
+        case 's': return is("se", Key::se);
+        case 'v': return is("v0", Key::v0);
+        default: return Key::Other;
+      }
+    case 3:
+      return k[0] == 'c' ? is("cpu", Key::cpu) : is("req", Key::req);
+    case 4:
+      switch (k[0]) {
+        case 't': return is("task", Key::task);
+        case 'v': return is("vlag", Key::vlag);
+        case 'e': return is("elig", Key::elig);
+        case 'n': return is("name", Key::name);
+        default: return Key::Other;
+      }
+    case 5:
+      switch (k[0]) {
+        case 'd': return is("delta", Key::delta);
+        case 's': return k[1] == 'l' ? is("slice", Key::slice) : is("sum_w", Key::sum_w);
+        case 'g': return is("group", Key::group);
+        case 'v': return is("vprot", Key::vprot);
+        default: return Key::Other;
+      }
+    case 6:
+      switch (k[0]) {
+        case 'w': return is("weight", Key::weight);
+        case 's': return k[1] == 't' ? is("status", Key::status) : is("sum_wv", Key::sum_wv);
+        case 'p': return is("parent", Key::parent);
+        default: return Key::Other;
+      }
+    case 7:
+      return k[0] == 'p' ? is("preempt", Key::preempt) : is("running", Key::running);
+    default:
+      return Key::Other;
+  }
+}
+// clang-format on
+
 [[noreturn]] void fail_at(const Reader& r, Fault f, std::string field, std::string what) {
   throw InputError(f, r.name(), r.line(), std::move(field), std::move(what));
 }
 
-// One JSON value of the current line, read with the checks its field needs.
+// One JSON value of the current line, read with the checks its field needs: a value simdjson
+// found, or one of a plain line (trace/plain_line.h). A plain value of another type than the
+// field's is a fault too, which the reader hands to simdjson to name (Reader::parse_event).
 class FieldReader {
  public:
   FieldReader(const Reader& r, od::value v, std::string_view key) : r_(r), v_(v), key_(key) {}
+  FieldReader(const Reader& r, const PlainValue& v, std::string_view key)
+      : r_(r), plain_(&v), key_(key) {}
 
   int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
-    const std::string_view tok = trim(v_.raw_json_token());
+    const std::string_view tok = plain_ ? plain(PlainValue::Type::Integer) : raw_token();
     int64_t x = 0;
-    if (leading_zero(tok) || !parse_s64(tok, x)) {
+    if (plain_ && plain_->small) {
+      x = *plain_->small;
+    } else if (leading_zero(tok) || !parse_s64(tok, x)) {
       if (!integer_token(tok))
         bad(Fault::Malformed, (json_number(tok) || !leading_zero(tok) ? "expected an integer, got "
                                                                       : "not a JSON number: ") +
@@ -128,13 +208,21 @@ class FieldReader {
   /// An exact number, read into the storage `into` already has.
   void exact(OptionalExact& into) {
     // An integer of 64 bits, the most frequent exact number, without asking for its type.
-    const std::string_view raw = trim(v_.raw_json_token());
-    if (int64_t small = 0; !leading_zero(raw) && parse_s64(raw, small)) {
-      into.emplace() = static_cast<long>(small);
+    const bool plain_string = plain_ && plain_->type == PlainValue::Type::String;
+    if (plain_ && plain_->small) {
+      into.emplace() = static_cast<long>(*plain_->small);
       return;
     }
-    od::json_type type;
-    if (v_.type().get(type)) bad(Fault::Malformed, "unreadable value");
+    if (!plain_string) {
+      const std::string_view raw = plain_ ? plain(PlainValue::Type::Integer) : raw_token();
+      if (int64_t small = 0; !leading_zero(raw) && parse_s64(raw, small)) {
+        into.emplace() = static_cast<long>(small);
+        return;
+      }
+      if (plain_) bad(Fault::Range, "beyond 64 bits");  // simdjson's path reads it
+    }
+    od::json_type type = od::json_type::string;
+    if (!plain_ && v_.type().get(type)) bad(Fault::Malformed, "unreadable value");
     if (type == od::json_type::string) {
       const std::string_view s = string();
       if (!parse_exact_into(s, into.emplace()))
@@ -144,37 +232,53 @@ class FieldReader {
     }
     if (type != od::json_type::number)
       bad(Fault::Malformed, "expected an integer or a \"p/q\" string");
-    const std::string_view tok = trim(v_.raw_json_token());
+    const std::string_view tok = raw_token();
     if (!json_number(tok)) bad(Fault::Malformed, "not a JSON number: " + std::string(tok));
     if (!parse_exact_into(tok, into.emplace()))
       bad(Fault::Malformed, "expected an exact number, got " + std::string(trim(tok)));
   }
 
   std::string_view string() {
+    if (plain_) return plain(PlainValue::Type::String);
     std::string_view s;
     if (v_.get_string().get(s)) bad(Fault::Malformed, "expected a string");
     return s;
   }
 
   bool boolean() {
+    if (plain_) {
+      if (plain_->type != PlainValue::Type::True && plain_->type != PlainValue::Type::False)
+        bad(Fault::Malformed, "expected true or false");
+      return plain_->type == PlainValue::Type::True;
+    }
     bool b = false;
     if (v_.get_bool().get(b)) bad(Fault::Malformed, "expected true or false");
     return b;
   }
 
   bool is_null() {
+    if (plain_) return plain_->type == PlainValue::Type::Null;
     bool null = false;
     if (v_.is_null().get(null)) bad(Fault::Malformed, "unreadable value");
     return null;
   }
 
+  /// simdjson's value (a header's array); not for a plain value.
   od::value& raw() { return v_; }
 
   [[noreturn]] void bad(Fault f, std::string what) { fail_at(r_, f, std::string(key_), what); }
 
  private:
+  std::string_view raw_token() { return trim(v_.raw_json_token()); }
+  // The plain value's text, when it is of type t.
+  std::string_view plain(PlainValue::Type t) {
+    if (plain_->type != t) bad(Fault::Malformed, "not of the field's type");
+    return plain_->text;
+  }
+
   const Reader& r_;
   od::value v_;
+  const PlainValue* plain_ = nullptr;
   std::string_view key_;
 };
 
@@ -199,19 +303,31 @@ bool plain_key(simdjson::simdjson_result<od::field>& f, std::string_view& key) {
 void validate(const Reader& r, od::value v, std::string_view field, int depth = 0);
 
 // The keys of one object so far: a key given twice is an error, as the reader would otherwise
-// keep one of the two values without a word.
+// keep one of the two values without a word. The keys of the format are told by one bit each,
+// the others (which versions to come may add) by comparison.
 class KeySet {
  public:
   void add(const Reader& r, std::string_view key, std::string_view field) {
-    for (const std::string_view k : keys_)
-      if (k == key)
-        fail_at(r, Fault::Malformed, std::string(field.empty() ? key : field),
-                "duplicate key \"" + std::string(key) + "\" (a JSON object names a key once)");
-    keys_.push_back(key);
+    add(r, key, key_of(key), field);
+  }
+  /// The same with the key's Key, key_of(key).
+  void add(const Reader& r, std::string_view key, Key k, std::string_view field) {
+    const bool twice = k == Key::Other
+                           ? std::find(others_.begin(), others_.end(), key) != others_.end()
+                           : (known_ & bit(k)) != 0;
+    if (twice)
+      fail_at(r, Fault::Malformed, std::string(field.empty() ? key : field),
+              "duplicate key \"" + std::string(key) + "\" (a JSON object names a key once)");
+    if (k == Key::Other)
+      others_.push_back(key);
+    else
+      known_ |= bit(k);
   }
 
  private:
-  boost::container::small_vector<std::string_view, 24> keys_;
+  static uint64_t bit(Key k) { return uint64_t{1} << static_cast<unsigned>(k); }
+  uint64_t known_ = 0;
+  boost::container::small_vector<std::string_view, 8> others_;
 };
 
 void validate(const Reader& r, od::value v, std::string_view field, int depth) {
@@ -272,7 +388,7 @@ void validate(const Reader& r, od::value v, std::string_view field, int depth) {
   }
 }
 
-// Calls visit(key, reader of its value) for each field of a line's object; visit returns
+// Calls visit(key, its Key, reader of its value) for each field of a line's object; visit returns
 // whether it read the value, and one it did not read (an unknown field, which versions to come
 // may add) is still validated.
 template <class Visit>
@@ -285,81 +401,36 @@ void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
       fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
     if (f.value().get(v))
       fail_at(r, Fault::Malformed, "", "unreadable field (is the line valid JSON?)");
-    keys.add(r, key, "");
+    const Key k = key_of(key);
+    keys.add(r, key, k, "");
     FieldReader fr(r, v, key);
-    if (!visit(key, fr)) validate(r, v, key);
+    if (!visit(key, k, fr)) validate(r, v, key);
   }
 }
 
-// The keys of an event line (spec/TRACE.md §3, §4, §8), so that a line's fields are told apart
-// by one switch each rather than by a chain of string comparisons.
-// clang-format off
-enum class Key : uint8_t {
-  Other, t, ev, cpu, task, delta, weight, slice, preempt, to, w, r, v, d, vlag, elig, status,
-  running, req, V, W, nr,
-  rq, se, name, group, parent, vprot, v0, sum_w, sum_wv,  // version 2
-};
-// clang-format on
-
-// clang-format off
-// By length, then by letter: no string comparison for a key of a well-formed line beyond the
-// one that confirms it.
-Key key_of(std::string_view k) {
-  const auto is = [&](std::string_view name, Key key) { return k == name ? key : Key::Other; };
-  switch (k.size()) {
-    case 1:
-      switch (k[0]) {
-        case 't': return Key::t;
-        case 'w': return Key::w;
-        case 'r': return Key::r;
-        case 'v': return Key::v;
-        case 'd': return Key::d;
-        case 'V': return Key::V;
-        case 'W': return Key::W;
-        default: return Key::Other;
-      }
-    case 2:
-      switch (k[0]) {
-        case 'e': return is("ev", Key::ev);
-        case 't': return is("to", Key::to);
-        case 'n': return is("nr", Key::nr);
-        case 'r': return is("rq", Key::rq);
-        case 's': return is("se", Key::se);
-        case 'v': return is("v0", Key::v0);
-        default: return Key::Other;
-      }
-    case 3:
-      return k[0] == 'c' ? is("cpu", Key::cpu) : is("req", Key::req);
-    case 4:
-      switch (k[0]) {
-        case 't': return is("task", Key::task);
-        case 'v': return is("vlag", Key::vlag);
-        case 'e': return is("elig", Key::elig);
-        case 'n': return is("name", Key::name);
-        default: return Key::Other;
-      }
-    case 5:
-      switch (k[0]) {
-        case 'd': return is("delta", Key::delta);
-        case 's': return k[1] == 'l' ? is("slice", Key::slice) : is("sum_w", Key::sum_w);
-        case 'g': return is("group", Key::group);
-        case 'v': return is("vprot", Key::vprot);
-        default: return Key::Other;
-      }
-    case 6:
-      switch (k[0]) {
-        case 'w': return is("weight", Key::weight);
-        case 's': return k[1] == 't' ? is("status", Key::status) : is("sum_wv", Key::sum_wv);
-        case 'p': return is("parent", Key::parent);
-        default: return Key::Other;
-      }
-    case 7:
-      return k[0] == 'p' ? is("preempt", Key::preempt) : is("running", Key::running);
-    default:
-      return Key::Other;
+// The same over a plain line's fields, which need no validation: a plain line is valid JSON.
+// `keys` holds each key's Key when `known` (they passed the duplicate check): a line with the
+// keys of the previous one (PlainLine::same_keys) reuses them.
+template <class Visit>
+void for_each_plain_field(const Reader& r, const PlainLine& line,
+                          std::array<uint8_t, PlainLine::kMaxFields>& keys, bool& known,
+                          Visit&& visit) {
+  if (!line.same_keys || !known) {
+    known = false;
+    KeySet seen;
+    for (size_t i = 0; i < line.size; ++i) {
+      const Key k = key_of(line.fields[i].key);
+      seen.add(r, line.fields[i].key, k, "");
+      keys[i] = static_cast<uint8_t>(k);
+    }
+    known = true;
+  }
+  for (size_t i = 0; i < line.size; ++i) {
+    const PlainField& f = line.fields[i];
+    FieldReader fr(r, f.value, f.key);
+    visit(f.key, static_cast<Key>(keys[i]), fr);
   }
 }
-// clang-format on
 
 // The fields version 2 adds (spec/TRACE.md §3, §4, §8); false for a field it does not know.
 bool read_v2_field(Event& e, Key k, FieldReader& fr) {
@@ -477,18 +548,23 @@ bool Reader::next_line(std::string_view& line) {
   }
 }
 
-// The line goes into the padded buffer simdjson reads, its padding after it.
+// The next line that is not blank, as it stands in the input buffer.
 bool Reader::read_line() {
   std::string_view line;
   do {
     if (!next_line(line)) return false;
     ++line_;
   } while (trim(line).empty());
-  padded_.resize(line.size() + simdjson::SIMDJSON_PADDING, ' ');
-  std::memcpy(padded_.data(), line.data(), line.size());
-  std::memset(padded_.data() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
-  text_ = std::string_view(padded_.data(), line.size());
+  text_ = line;
   return true;
+}
+
+// The line into the padded buffer simdjson reads, its padding after it.
+void Reader::pad_line() {
+  padded_.resize(text_.size() + simdjson::SIMDJSON_PADDING, ' ');
+  std::memcpy(padded_.data(), text_.data(), text_.size());
+  std::memset(padded_.data() + text_.size(), ' ', simdjson::SIMDJSON_PADDING);
+  text_ = std::string_view(padded_.data(), text_.size());
 }
 
 bool Reader::next(Event& e) {
@@ -504,6 +580,7 @@ std::optional<Event> Reader::next() {
 }
 
 void Reader::parse_header() {
+  pad_line();
   od::document doc;
   od::object obj;
   if (parser_.iterate(padded_.data(), text_.size(), padded_.size()).get(doc) ||
@@ -516,7 +593,7 @@ void Reader::parse_header() {
   std::optional<int> cpu;
   std::optional<int64_t> tick, base_slice;
   bool format_ok = false, version_ok = false;
-  for_each_field(*this, obj, [&](std::string_view key, FieldReader& fr) {
+  for_each_field(*this, obj, [&](std::string_view key, Key, FieldReader& fr) {
     const std::string k(key);
     if (k == "format") {
       if (fr.string() != kFormatName)
@@ -605,19 +682,36 @@ void Reader::parse_header() {
              std::to_string(header_.params.base_slice_ns()));
 }
 
+// A plain line (trace/plain_line.h) without simdjson; any other line, and a plain one with a
+// fault, with simdjson, whose reading names the fault as it does for every line.
 void Reader::parse_event(Event& e) {
+  if (split_plain_line(text_, plain_)) {
+    try {
+      read_event(e, [&](auto&& visit) {
+        for_each_plain_field(*this, plain_, plain_keys_, plain_keys_known_, visit);
+      });
+      return;
+    } catch (const InputError&) {
+    }
+  }
+  pad_line();
   od::document doc;
   od::object obj;
   if (parser_.iterate(padded_.data(), text_.size(), padded_.size()).get(doc) ||
       doc.get_object().get(obj))
     fail(Fault::Malformed, "", "not a JSON object");
+  read_event(e, [&](auto&& visit) { for_each_field(*this, obj, visit); });
+}
+
+template <class ForEachField>
+void Reader::read_event(Event& e, ForEachField&& for_each_field) {
   e.clear();
   bool has_t = false, has_ev = false, has_delta = false, has_weight = false, has_slice = false,
        has_preempt = false, has_to = false, weight_null = false;
   const int64_t ncpus = header_.params.ncpus;
   const bool v2 = header_.version >= 2;  // version 1 ignores v2's fields, as its readers did
-  for_each_field(*this, obj, [&](std::string_view k, FieldReader& fr) {
-    switch (const Key key = key_of(k)) {
+  for_each_field([&](std::string_view k, Key key, FieldReader& fr) {
+    switch (key) {
       case Key::t:
         e.t = fr.integer(0);
         has_t = true;

@@ -1,10 +1,13 @@
 // Streaming reader of spec/TRACE.md traces: the header on construction, then one event per
-// next() call, parsed with simdjson's on-demand API from a reused padded buffer. Memory does not
+// next() call, a plain line (trace/plain_line.h) split in place, any other line parsed with
+// simdjson's on-demand API from a reused padded buffer. Memory does not
 // grow with the trace. Every fault throws InputError naming file, line and field.
 #pragma once
 
 #include <simdjson.h>
 
+#include <array>
+#include <cstdint>
 #include <istream>
 #include <optional>
 #include <string>
@@ -12,6 +15,7 @@
 
 #include "trace/event.h"
 #include "trace/input_error.h"
+#include "trace/plain_line.h"
 
 namespace vlag::trace {
 
@@ -38,7 +42,11 @@ class Reader {
   bool next_line(std::string_view& line);
   bool read_line();
   [[noreturn]] void fail(Fault f, std::string field, std::string what) const;
+  void pad_line();
   void parse_event(Event& e);
+  // The fields of the line into `e`, read by for_each_field(visit), then checked together.
+  template <class ForEachField>
+  void read_event(Event& e, ForEachField&& for_each_field);
   void parse_header();
 
   std::istream& in_;
@@ -50,8 +58,12 @@ class Reader {
   std::string buffer_ = std::string(kReadSize, '\0');  // the input, read ahead
   size_t begin_ = 0, end_ = 0;                         // its unread part
   bool eof_ = false;
-  std::string padded_;     // the line, then simdjson's padding
-  std::string_view text_;  // the line in padded_
+  std::string padded_;     // the line, then simdjson's padding, for simdjson to read
+  std::string_view text_;  // the line, in buffer_ or padded_
+  PlainLine plain_;        // its fields, when it is a plain line
+  // The reader's tag of each of plain_'s keys, once they passed the duplicate-key check.
+  std::array<uint8_t, PlainLine::kMaxFields> plain_keys_{};
+  bool plain_keys_known_ = false;
   simdjson::ondemand::parser parser_;
 };
 

@@ -22,6 +22,7 @@ namespace vlag::checker {
 
 struct ViewTestAccess {
   static void corrupt_W(View& v) { v.W_ += 1; }
+  static void corrupt_v64(View& v, EntityId id) { v.find_mutable(id)->v64 = 12345; }
 };
 
 namespace {
@@ -54,11 +55,13 @@ RC_GTEST_PROP(ViewSumsProperties, FollowEveryEdit, ()) {
       e.weight = *rc::gen::inRange<int64_t>(kMinWeight, kMaxWeight);
       e.slice = *rc::gen::inRange<int64_t>(100'000, 5'000'000);
       e.vruntime = *gen_vruntime();
+      e.deadline = *gen_vruntime();
       e.status = *rc::gen::element(Status::Sleeping, Status::Queued, Status::Delayed);
       view.insert(e);
     } else if (what == 1) {
       View::Edit e = view.edit(id);
       e->vruntime = *gen_vruntime();
+      e->deadline = *gen_vruntime();
       e->weight = *rc::gen::inRange<int64_t>(kMinWeight, kMaxWeight);
       e->slice = *rc::gen::inRange<int64_t>(100'000, 5'000'000);
       e->status = *rc::gen::element(Status::Sleeping, Status::Queued, Status::Delayed);
@@ -83,7 +86,36 @@ RC_GTEST_PROP(ViewSumsProperties, FollowEveryEdit, ()) {
     if (small) RC_ASSERT(exact_of(*view.small_weighted_vruntimes()) == wv);
     RC_ASSERT(view.max_slice() == longest);
     if (W != 0) RC_ASSERT(view.V() == Exact(wv / ex(W)));
+    // The s64 readings follow the numbers, and the state's integer comparisons the exact ones.
+    const Exact V = *gen_vruntime();
+    const Params params = make_params(preset_by_name("linux-6.18"));
+    const ViewState state(view, params, V);
+    for (const auto& [k, e] : view.entities()) {
+      RC_ASSERT(e.v64 == as_s64(e.vruntime));
+      RC_ASSERT(e.d64 == as_s64(e.deadline));
+      RC_ASSERT(state.eligible(e) == (e.vruntime <= V));
+      for (const auto& [k2, other] : view.entities())
+        RC_ASSERT(state.earlier_deadline(e, other) == (e.deadline < other.deadline));
+    }
     view.audit();
+  }
+}
+
+TEST(ViewAudit, AStaleReadingIsACheckerBug) {
+  View view;
+  ViewEntity e;
+  e.id = 1;
+  e.weight = 1024;
+  e.vruntime = 7;
+  view.insert(e);
+  view.audit();
+  ViewTestAccess::corrupt_v64(view, 1);
+  try {
+    view.audit();
+    FAIL() << "the audit passed";
+  } catch (const CheckerBug& bug) {
+    EXPECT_NE(std::string(bug.what()).find("s64 readings of entity 1 are stale"), std::string::npos)
+        << bug.what();
   }
 }
 

@@ -1,0 +1,172 @@
+// The reader's two paths (trace/reader.h): a plain line (trace/plain_line.h) split in place, any
+// other line read by simdjson. The same line read either way gives the same event, or the same
+// fault; the split takes exactly the plain shape.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/trace_helpers.h"
+#include "trace/input_error.h"
+#include "trace/plain_line.h"
+#include "trace/reader.h"
+#include "trace/writer.h"
+
+namespace vlag::trace {
+namespace {
+
+using Type = PlainValue::Type;
+
+TEST(PlainLine, SplitsAWriterLineIntoItsFields) {
+  PlainLine p;
+  ASSERT_TRUE(split_plain_line(
+      R"({"t":5,"ev":"run","task":-3,"elig":false,"running":true,"weight":null,"v":"7/2"})", p));
+  ASSERT_EQ(p.size, 7u);
+  EXPECT_EQ(p.fields[0].key, "t");
+  EXPECT_EQ(p.fields[0].value.type, Type::Integer);
+  EXPECT_EQ(p.fields[0].value.small, 5);
+  EXPECT_EQ(p.fields[1].value.type, Type::String);
+  EXPECT_EQ(p.fields[1].value.text, "run");
+  EXPECT_EQ(p.fields[2].value.small, -3);
+  EXPECT_EQ(p.fields[3].value.type, Type::False);
+  EXPECT_EQ(p.fields[4].value.type, Type::True);
+  EXPECT_EQ(p.fields[5].value.type, Type::Null);
+  EXPECT_EQ(p.fields[6].key, "v");
+  EXPECT_EQ(p.fields[6].value.text, "7/2");
+  EXPECT_FALSE(p.fields[6].value.small);
+}
+
+TEST(PlainLine, ReadsAnIntegerOfMoreThan18DigitsOnlyAsText) {
+  PlainLine p;
+  ASSERT_TRUE(split_plain_line(R"({"a":999999999999999999,"b":-1000000000000000000})", p));
+  EXPECT_EQ(p.fields[0].value.small, 999999999999999999);
+  EXPECT_FALSE(p.fields[1].value.small);
+  EXPECT_EQ(p.fields[1].value.text, "-1000000000000000000");
+}
+
+TEST(PlainLine, TakesNothingButThePlainShape) {
+  for (const char* line : {
+           R"({})",                     // no field
+           R"({"t": 5})",               // whitespace
+           R"( {"t":5})",               // … around the object
+           R"({"t":5}x)",               // trailing characters
+           R"({"t":5,})",               // a trailing comma
+           R"({"t":05})",               // a leading zero (not JSON)
+           R"({"t":-})",                // a lone sign
+           R"({"t":1.5})",              // a fraction
+           R"({"t":1e3})",              // an exponent
+           R"({"t":tru})",              // a bad literal
+           R"({"t":truex})",            // … or a longer one
+           R"({"t":[1]})",              // an array
+           R"({"t":{"a":1}})",          // an object
+           R"({"\u0074":5})",           // an escape in a key
+           R"({"ev":"r\"un"})",         // … in a string
+           "{\"ev\":\"caf\xc3\xa9\"}",  // UTF-8
+           "{\"ev\":\"a\tb\"}",         // a control character
+           R"({"ev":"run)",             // an unterminated string
+           R"({"t":5)",                 // an unterminated object
+       }) {
+    PlainLine p;
+    EXPECT_FALSE(split_plain_line(line, p)) << line;
+  }
+}
+
+TEST(PlainLine, SaysWhenTheKeysAreThePreviousLinesInOrder) {
+  PlainLine p;
+  ASSERT_TRUE(split_plain_line(R"({"t":1,"ev":"tick"})", p));
+  EXPECT_FALSE(p.same_keys);
+  ASSERT_TRUE(split_plain_line(R"({"t":22,"ev":"yield"})", p));
+  EXPECT_TRUE(p.same_keys);
+  ASSERT_TRUE(split_plain_line(R"({"t":22,"ev":"yield","x":1})", p));  // one more
+  EXPECT_FALSE(p.same_keys);
+  ASSERT_TRUE(split_plain_line(R"({"t":22,"ev":"yield"})", p));  // one fewer
+  EXPECT_FALSE(p.same_keys);
+  ASSERT_TRUE(split_plain_line(R"({"ev":"yield","t":22})", p));  // another order
+  EXPECT_FALSE(p.same_keys);
+  ASSERT_TRUE(split_plain_line(R"({"ev":"yield","tt":22})", p));  // a longer key
+  EXPECT_FALSE(p.same_keys);
+  EXPECT_EQ(p.fields[1].key, "tt");
+}
+
+// The line with a space after each field's colon: not plain, so read by simdjson.
+std::string spaced(const std::string& line) {
+  std::string out;
+  bool in_string = false;
+  for (const char c : line) {
+    out += c;
+    if (c == '"') in_string = !in_string;
+    if (c == ':' && !in_string) out += ' ';
+  }
+  return out;
+}
+
+// Every event of `text` as the writer writes it back, or the fault that stopped the reading.
+std::vector<std::string> read_back(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  try {
+    Reader r(in, "t.jsonl");
+    for (Event e; r.next(e);) out.push_back(event_line(e));
+  } catch (const InputError& err) {
+    out.push_back(std::string("fault: ") + err.what());
+  }
+  return out;
+}
+
+void expect_both_paths_agree(const std::string& text) {
+  const std::vector<std::string> lines = testing::lines_of(text);
+  ASSERT_GT(lines.size(), 1u);
+  std::vector<std::string> spaced_lines = {lines[0]};
+  for (size_t i = 1; i < lines.size(); ++i) spaced_lines.push_back(spaced(lines[i]));
+  const std::vector<std::string> plain = read_back(text);
+  EXPECT_EQ(plain.size() + 1, lines.size());  // every event read
+  EXPECT_EQ(plain, read_back(testing::join_lines(spaced_lines)));
+}
+
+TEST(PlainLine, EveryFixtureReadsAsSimdjsonReadsIt) {
+  int files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(VLAG_FIXTURES)) {
+    if (f.path().extension() != ".jsonl") continue;
+    std::ifstream in(f.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    SCOPED_TRACE(f.path().string());
+    expect_both_paths_agree(text.str());
+    ++files;
+  }
+  EXPECT_GT(files, 10);
+}
+
+TEST(PlainLine, TracesOfBothArithmeticsReadAsSimdjsonReadsThem) {
+  expect_both_paths_agree(testing::demo_trace("linux-6.18", 50'000'000));
+  expect_both_paths_agree(testing::demo_trace("paper-1", 20'000'000));  // "p/q" strings
+}
+
+// A plain line with a fault is the same fault, named the same, as its simdjson reading.
+TEST(PlainLine, AFaultIsNamedAsSimdjsonNamesIt) {
+  const std::string header =
+      R"({"format":"vlag-trace","version":2,"clock":"ns","producer":"t","preset":"linux-6.18","cpus":1,"hz":250})";
+  const std::string task = R"({"t":0,"ev":"new","task":1,"weight":1024,"slice":0})";
+  for (const std::string line : {
+           R"({"t":0,"ev":"tick","t":5})",                         // a key twice
+           R"({"t":0,"ev":"teleport"})",                           // an unknown event
+           R"({"t":"soon","ev":"tick"})",                          // a type
+           R"({"t":0,"ev":"run","delta":99999999999999999999})",   // beyond 64 bits
+           R"({"t":0,"ev":"new","task":1,"weight":1,"slice":0})",  // a range
+           R"({"t":0,"ev":"wakeup","task":1,"weight":null})",      // null outside new
+           R"({"t":0,"ev":"wakeup","task":1,"v":"1/0"})",          // not an exact number
+           R"({"t":0,"ev":"wakeup","task":1,"status":"dozing"})",  // an unknown status
+           R"({"t":0,"ev":"wakeup"})",                             // a field missing
+           R"({"t":0,"ev":"wakeup","task":1,"elig":1})",           // not a boolean
+       }) {
+    const std::string text = header + "\n" + task + "\n" + line + "\n";
+    const std::vector<std::string> plain = read_back(text);
+    ASSERT_EQ(plain.size(), 2u) << line;
+    EXPECT_EQ(plain.back().rfind("fault: t.jsonl:3: ", 0), 0u) << plain.back();
+    EXPECT_EQ(plain, read_back(header + "\n" + task + "\n" + spaced(line) + "\n")) << line;
+  }
+}
+
+}  // namespace
+}  // namespace vlag::trace
