@@ -30,3 +30,5 @@ echo "events: $events"
 echo "vlag kernel check (text parse + checks): ${v} s CPU"
 echo "perf sched latency (binary perf.data):   ${p} s CPU"
 echo "ratio perf/vlag: $(echo "$p $v" | awk '{printf "%.2f", $1 / $2}')"
+# The text ingestion alone (parse, no checks), from memory:
+"$(dirname "$vlag")/../bench/vlag_kernel_parse_bench" "$dir/perf.txt"

@@ -143,7 +143,7 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
   };
   const bool sure_measure = w.start_known && o_lo_valid && !end_lo;
   if (sure_measure && O.lo > B.hi + w.late && real.lo > threshold && !w.weight_changed) {
-    ctx_->book->sure(kStarvation, id, O.lo - B.hi - w.late, ctx_->cpu, line, describe());
+    ctx_->book->sure(kStarvation, id, O.lo - B.hi - w.late, ctx_->cpu, line, describe);
   } else if (O.hi > B.lo && real.hi > threshold) {
     // Name what keeps it from a verdict: the measurement's spread, the bound's, or both.
     Reasons why;
@@ -161,7 +161,7 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
     }
     if (w.weight_changed && O.lo > B.hi) why |= Reason::WeightChanged;
     if (why.empty()) why = w.start_why | end_why | inexact(m.info.weight, m.info.slice);
-    ctx_->book->possible(kStarvation, id, why, O.hi - B.lo, ctx_->cpu, line, describe());
+    ctx_->book->possible(kStarvation, id, why, O.hi - B.lo, ctx_->cpu, line, describe);
   } else {
     ctx_->book->judged(kStarvation, id);
   }
@@ -339,11 +339,27 @@ void CfsRqTrack::open_windows(int64_t id, int64_t t) {
       w.from_zero = w.established = true;
       w.t0 = t;
     }
-    Window& node = windows_[{std::min(id, oid), std::max(id, oid)}];
-    node = w;
-    m.windows[oid] = &node;
-    o.windows[id] = &node;
+    Window* node = new_window();
+    *node = w;
+    // Partners come in ascending order, so each link goes at the end of m's; o's gains id.
+    m.windows.push_back({oid, node});
+    const auto at = std::lower_bound(o.windows.begin(), o.windows.end(), id,
+                                     [](const Link& l, int64_t x) { return l.other < x; });
+    o.windows.insert(at, {id, node});
   }
+}
+
+CfsRqTrack::Window* CfsRqTrack::new_window() {
+  if (free_.empty()) return &pool_.emplace_back();
+  Window* w = free_.back();
+  free_.pop_back();
+  return w;
+}
+
+void CfsRqTrack::unlink(Member& m, int64_t other) {
+  const auto at = std::lower_bound(m.windows.begin(), m.windows.end(), other,
+                                   [](const Link& l, int64_t x) { return l.other < x; });
+  if (at != m.windows.end() && at->other == other) m.windows.erase(at);
 }
 
 void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
@@ -355,8 +371,8 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
     judge_window(a, b, *window, t, line, sa, sb);
-    members_.at(other).windows.erase(id);
-    windows_.erase({a, b});
+    unlink(members_.at(other), id);
+    free_.push_back(window);
   }
   m.windows.clear();
 }
@@ -410,10 +426,12 @@ void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int li
 
   // THM-SHARE: over the window, service per unit weight differs by at most S.
   const Range gap = x.abs();
-  const std::string share_msg = fmt::format(
-      "{} were runnable together for {}: their service differs by {} at weight 1024 "
-      "from their weights' proportion (bound {})",
-      where(), ms(dur), ms(gap.mid() * N), ms(S.hi * N));
+  const auto share_msg = [&] {
+    return fmt::format(
+        "{} were runnable together for {}: their service differs by {} at weight 1024 "
+        "from their weights' proportion (bound {})",
+        where(), ms(dur), ms(gap.mid() * N), ms(S.hi * N));
+  };
   if (gap.lo - u > S.hi && promised) {
     for (const int64_t s : {a, b})
       book.sure(kShare, s, (gap.lo - u - S.hi) * N, ctx_->cpu, line, share_msg);
@@ -429,8 +447,11 @@ void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int li
   book.judged(kLag, a);
   book.judged(kLag, b);
   const auto lag_msg = [&](int64_t ahead, int64_t behind, double lead, double band) {
-    return fmt::format("{}: {} got ahead of {} by {} at weight 1024 within {} (band {})", where(),
-                       ctx_->name(ahead), ctx_->name(behind), ms(lead * N), ms(dur), ms(band * N));
+    return [=, &where, this] {
+      return fmt::format("{}: {} got ahead of {} by {} at weight 1024 within {} (band {})", where(),
+                         ctx_->name(ahead), ctx_->name(behind), ms(lead * N), ms(dur),
+                         ms(band * N));
+    };
   };
   if (w.from_zero) {
     if (w.max_x.lo - u > B_ab.hi && promised)
@@ -535,10 +556,15 @@ void CfsRqTrack::finish(int64_t t, int line) {
   finishing_ = true;  // the waits still open are judged as they stand, not counted as delays
   for (auto& [id, m] : members_)
     if (m.wait) judge_wait(id, m, t, line, true, {}, {});
-  for (auto it = windows_.begin(); it != windows_.end(); it = windows_.erase(it))
-    judge_window(it->first.first, it->first.second, it->second, t, line,
-                 members_.at(it->first.first).sigma, members_.at(it->first.second).sigma);
-  for (auto& [id, m] : members_) m.windows.clear();
+  // Every open window once, as (a, b) with a < b, in ascending order of the pair.
+  for (auto& [a, m] : members_)
+    for (const auto& [b, window] : m.windows)
+      if (a < b) judge_window(a, b, *window, t, line, m.sigma, members_.at(b).sigma);
+  for (auto& [id, m] : members_) {
+    for (const auto& [other, window] : m.windows)
+      if (id < other) free_.push_back(window);
+    m.windows.clear();
+  }
   for (auto& [id, m] : members_) {
     fluid_extremes(m);
     if (m.fluid && ctx_->on_fluid)

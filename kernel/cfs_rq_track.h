@@ -11,11 +11,13 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernel/range.h"
 #include "kernel/verdict_book.h"
@@ -148,6 +150,10 @@ class CfsRqTrack {
     double u = 0;                                    // uncertainty of x, ns per unit weight
     Reasons why;
   };
+  struct Link {
+    int64_t other;
+    Window* window;  // in pool_
+  };
   struct Member {
     EntityInfo info;
     bool running = false;
@@ -164,12 +170,15 @@ class CfsRqTrack {
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
     double carried = 0;       // the lag a weight change carried into this phase (in adjust)
     bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
-    // Its pair windows (nodes of windows_) by partner: an event of one entity touches its own
-    // n - 1 windows, not all n(n - 1)/2. Ascending, as windows_ holds them: (a, id), then (id, b).
-    std::map<int64_t, Window*> windows;
+    // Its pair windows by partner, ascending: an event of one entity touches its own n - 1
+    // windows, not all n(n - 1)/2. A sorted vector: joins and leaves come by the million, and
+    // a cfs_rq holds tens of entities.
+    std::vector<Link> windows;
   };
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
+  Window* new_window();
+  static void unlink(Member& m, int64_t other);
   void open_windows(int64_t id, int64_t t);
   void close_windows(int64_t id, int64_t t, int line, bool without_run);
   void overrun(int64_t id, double excess);
@@ -195,9 +204,10 @@ class CfsRqTrack {
   std::string path_;
   const LevelContext* ctx_;
   std::map<int64_t, Member> members_;
-  std::map<std::pair<int64_t, int64_t>, Window> windows_;  // (a, b), a < b
-  std::map<int64_t, double> sleepers_;                     // possibly delayed: weight
-  std::map<int64_t, double> possible_;                     // outsiders maybe here: weight
+  std::deque<Window> pool_;             // every pair window, open or free (stable addresses)
+  std::vector<Window*> free_;           // windows of pool_ no pair holds
+  std::map<int64_t, double> sleepers_;  // possibly delayed: weight
+  std::map<int64_t, double> possible_;  // outsiders maybe here: weight
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag

@@ -1,5 +1,6 @@
 #include "kernel/perf_script.h"
 
+#include <algorithm>
 #include <array>
 #include <istream>
 #include <string_view>
@@ -22,7 +23,7 @@ namespace {
 }
 
 bool all_digits(std::string_view s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -147,14 +148,51 @@ size_t find_key(std::string_view trace, std::string_view k, size_t from) {
 // Splits "k1=v1 k2=v two k3=v3" at the known keys; a value runs to the next known key, so task
 // names with spaces survive. Keys the kernel version does not print are simply absent; a key
 // printed twice is an error.
+//
+// The words that can be keys — "w=" at a word boundary — are listed in one pass first, so each
+// key is looked up among a few words instead of searched for twice along the whole line (the
+// second search finds a key given twice); a line of more such words than the list holds is
+// searched key by key, with the same result.
+struct KeyWord {
+  std::string_view name;
+  size_t at;
+};
+
+size_t key_words(std::string_view trace, std::array<KeyWord, 24>& out) {
+  size_t n = 0;
+  for (size_t p = 0; p < trace.size();) {
+    size_t end = p;  // the word's first '=' or ' ' (by hand: find_first_of is a memchr a char)
+    while (end < trace.size() && trace[end] != '=' && trace[end] != ' ') ++end;
+    if (end == trace.size()) break;
+    if (trace[end] == '=' && end > p) {
+      if (n == out.size()) return n + 1;  // too many: the caller searches instead
+      out[n++] = {trace.substr(p, end - p), p};
+    }
+    const size_t space = trace.find(' ', end);  // the next word boundary
+    if (space == std::string_view::npos) break;
+    p = space + 1;
+  }
+  return n;
+}
+
 size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Field, 8>& out,
                     const std::string& file, int line) {
   std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
+  std::array<KeyWord, 24> words;
+  const size_t nwords = key_words(trace, words);
+  const bool listed = nwords <= words.size();
+  // The first word k at or after `from`, as find_key finds it.
+  const auto locate = [&](std::string_view k, size_t from) {
+    if (!listed) return find_key(trace, k, from);
+    for (size_t i = 0; i < nwords; ++i)
+      if (words[i].at >= from && words[i].name == k) return words[i].at;
+    return std::string_view::npos;
+  };
   size_t n = 0, from = 0;
   for (const std::string_view k : ev.keys) {
-    const size_t p = find_key(trace, k, from);
+    const size_t p = locate(k, from);
     if (p == std::string_view::npos) continue;
-    if (find_key(trace, k, p + k.size() + 1) != std::string_view::npos)
+    if (locate(k, p + k.size() + 1) != std::string_view::npos)
       bad_field(file, line, k, "given twice");
     found[n++] = {k, p + k.size() + 1};
     from = p + k.size() + 1;

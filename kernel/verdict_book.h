@@ -5,9 +5,12 @@
 // an unrecorded CPU staying quiet is inconclusive (untraced CPU).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -19,25 +22,51 @@ namespace vlag::kernel {
 class VerdictBook {
  public:
   /// Something was measured against a bound for (id, subject): at least held.
-  void judged(const std::string& id, int64_t subject);
+  void judged(std::string_view id, int64_t subject) { entry(id, subject).judged = true; }
   /// The measurement exceeds the bound whatever the unknowns are: margin ranks candidates.
-  void sure(const std::string& id, int64_t subject, double margin, int cpu, int line,
-            std::string message);
+  /// `text()` gives the finding's message; it is made only for the strongest candidate so far
+  /// (a busy trace judges millions of windows, few of which are ever shown).
+  template <class Text>
+  void sure(std::string_view id, int64_t subject, double margin, int cpu, int line,
+            const Text& text) {
+    Entry& e = entry(id, subject);
+    e.judged = true;
+    if (e.sure.beaten_by(margin)) e.sure.take(margin, cpu, line, text());
+  }
   /// The measurement may exceed the bound; `why` says what the trace does not pin down.
-  void possible(const std::string& id, int64_t subject, Reasons why, double margin, int cpu,
-                int line, std::string message);
+  template <class Text>
+  void possible(std::string_view id, int64_t subject, Reasons why, double margin, int cpu, int line,
+                const Text& text) {
+    Entry& e = entry(id, subject);
+    e.judged = true;
+    e.possible_why |= why;
+    if (e.possible.beaten_by(margin)) e.possible.take(margin, cpu, line, text());
+  }
   /// Nothing could be measured for (id, subject), and why.
-  void not_applicable(const std::string& id, int64_t subject, Reasons why);
+  void not_applicable(std::string_view id, int64_t subject, Reasons why) {
+    entry(id, subject).na_why |= why;
+  }
   /// There was something to measure, but an unknown (a weight) kept it from being measured:
   /// inconclusive unless something else was judged.
-  void blocked(const std::string& id, int64_t subject, Reasons why);
+  void blocked(std::string_view id, int64_t subject, Reasons why) {
+    entry(id, subject).blocked_why |= why;
+  }
 
-  /// One verdict per (id, subject) into report.checks / findings / worst; `name` turns a
-  /// subject into the text a finding shows.
+  /// One verdict per (id, subject) into report.checks / findings / worst, in the order of ID
+  /// and subject; `name` turns a subject into the text a finding shows.
   template <class Name>
   void close(KernelReport& report, bool all_cpus_recorded, const Name& name) const {
-    for (const auto& [key, c] : entries_) {
-      const auto& [id, subject] = key;
+    std::vector<std::pair<std::string_view, const std::pair<const Key, Entry>*>> order;
+    order.reserve(entries_.size());
+    for (const auto& kv : entries_) order.emplace_back(ids_[kv.first.first], &kv);
+    std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first < y.first
+                                : x.second->first.second < y.second->first.second;
+    });
+    for (const auto& [id_view, kv] : order) {
+      const std::string id(id_view);
+      const int64_t subject = kv->first.second;
+      const Entry& c = kv->second;
       KernelFinding f{id, Verdict::Held, {}, name(subject), -1, 0, {}};
       if (c.sure.present) {
         f.verdict = all_cpus_recorded ? Verdict::Violated : Verdict::Inconclusive;
@@ -78,14 +107,41 @@ class VerdictBook {
     double margin = 0;
     int cpu = -1, line = 0;
     std::string message;
-    void offer(double m, int c, int l, std::string text);
+    bool beaten_by(double m) const { return !present || m > margin; }
+    void take(double m, int c, int l, std::string text) {
+      present = true;
+      margin = m;
+      cpu = c;
+      line = l;
+      message = std::move(text);
+    }
   };
   struct Entry {
     bool judged = false;
     Candidate sure, possible;
     Reasons possible_why, na_why, blocked_why;
   };
-  std::map<std::pair<std::string, int64_t>, Entry> entries_;
+  // (the ID's index in ids_, subject): a check names a handful of IDs, millions of times.
+  using Key = std::pair<uint32_t, int64_t>;
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<int64_t>()(k.second) * 31 + k.first; }
+  };
+
+  Entry& entry(std::string_view id, int64_t subject) {
+    uint32_t i = 0;
+    while (i < ids_.size() && id_text_[i] != id.data()) ++i;  // the same text: no compare
+    if (i == ids_.size())
+      for (i = 0; i < ids_.size() && ids_[i] != id;) ++i;
+    if (i == ids_.size()) {
+      ids_.emplace_back(id);
+      id_text_.push_back(id.data());
+    }
+    return entries_[{i, subject}];
+  }
+
+  std::vector<std::string> ids_;
+  std::vector<const char*> id_text_;  // where the first caller's text of each ID lies
+  std::unordered_map<Key, Entry, KeyHash> entries_;
 };
 
 }  // namespace vlag::kernel
