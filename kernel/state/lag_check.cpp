@@ -17,6 +17,7 @@
 
 #include "kernel/state/arith.h"
 #include "kernel/state/check_context.h"
+#include "kernel/state/smt_witness.h"
 #include "rules/invariants.h"
 #include "spec/properties.h"
 
@@ -29,16 +30,6 @@ using bpf::StateRecord;
 using rules::Exact;
 
 constexpr int kS64Bits = 63;
-
-Exact exact(__int128 x) {
-  const bool negative = x < 0;
-  const unsigned __int128 m =
-      negative ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
-  mpz_class z(static_cast<unsigned long>(m >> 64));
-  z <<= 64;
-  z += static_cast<unsigned long>(m);
-  return Exact(negative ? mpz_class(-z) : z);
-}
 
 void add_entity(Average& a, const bpf::QueuedEntity& e) {
   const uint64_t w = scale_down(e.weight);
@@ -143,6 +134,7 @@ void judge_saved_lag(CheckContext& c, const StateRecord& r, const EntityState& e
     tally.add(inconclusive("the cfs_rq's largest slice is not known (no queue snapshot)"));
   } else {
     Witness wit = witness_at(r);
+    wit.smt = saved_lag_smt(e, span, limit);
     wit.lines.push_back(cfs_rq_line(e.cfs_rq));
     wit.lines.push_back(entity_line(e, "prev, dequeued"));
     wit.lines.push_back(fmt::format("clamp limit calc_delta_fair({}) = {} ({})", span, limit,
@@ -175,6 +167,7 @@ void judge_became_delayed(CheckContext& c, const StateRecord& r, const EntitySta
     tally.add(held());
   } else {
     Witness w = witness_at(r);
+    w.smt = became_delayed_smt(*a, e);
     w.lines.push_back(cfs_rq_line(e.cfs_rq));
     w.lines.push_back(entity_line(e, "prev, delayed"));
     w.lines.push_back(fmt::format("V at the dequeue = {}", avg_vruntime(*a)));
@@ -334,29 +327,35 @@ void judge_placement(CheckContext& c, const StateRecord& r) {
   f.lag_product_bits = std::max(f.lag_product_bits, product);
   if (product <= kS64Bits)
     c.report.tally(ids::kInvS64Margin).add(held());
-  else
+  else {
+    Witness w = witness_at(r);
+    w.smt = s64_smt("vlag*(load+w)", e.vlag, before_join.load + ws);
     c.report.tally(ids::kInvS64Margin)
-        .add(violated(fmt::format("vlag*(load+w) takes {} bits", product)), witness_at(r));
+        .add(violated(fmt::format("vlag*(load+w) takes {} bits", product)), std::move(w));
+  }
 
   // The promise: after joining, V − v is the saved lag (within 2: V floored before, the
   // inflation truncated, SPEC.md §6.4).
   Average after = before_join;
   add_entity(after, e);
-  const Exact lag_after = exact(after.avg) / exact(after.load) - Exact(key);
+  const Exact lag_after = exact_of(after.avg) / exact_of(after.load) - Exact(key);
   const Exact expect =
       rules::expected_place_lag(c.kernel.params.preset, Exact(e.vlag),
                                 static_cast<int64_t>(before_join.load), static_cast<int64_t>(ws));
   std::string wrong;
+  Witness w = witness_at(r);
   if (before && !before->dequeue_unrecorded && before->last.weight == e.weight &&
-      before->last.vlag != e.vlag)
+      before->last.vlag != e.vlag) {
     wrong = fmt::format("vlag {} at the wakeup, its dequeue saved {}", e.vlag, before->last.vlag);
-  else if (!rules::within(lag_after, expect, Exact(2)))
+    w.smt = kept_vlag_smt(e.vlag, before->last.vlag);
+  } else if (!rules::within(lag_after, expect, Exact(2))) {
     wrong = fmt::format("lag after joining {:.1f}, the saved lag is {}", lag_after.get_d(), e.vlag);
+    w.smt = place_lag_smt(after, e, expect);
+  }
   if (wrong.empty()) {
     tally.add(held());
     return;
   }
-  Witness w = witness_at(r);
   w.lines.push_back(cfs_rq_line(q));
   w.lines.push_back(entity_line(e, "wakee"));
   if (before) w.lines.push_back(entity_line(before->last, "wakee before"));
