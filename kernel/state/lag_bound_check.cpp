@@ -8,7 +8,7 @@
 // A decision point within the bound holds. One beyond it is a violation only where the theorem
 // is promised: the preset promises it (linux-6.18 and later, SPEC.md §6), the cfs_rq holds tasks
 // only (a group entity's weight follows its group's load, unrecorded), with a common slice, the
-// upper half not where SPEC.md documents its failure (a slice below a tick and unequal weights),
+// upper half not where SPEC.md documents its failure (every slice below a tick),
 // and the cfs_rq a steady system of CPU-bound entities since the capture saw it fresh
 // (kernel/state/steady.h). Elsewhere it is not applicable (not promised) or — where the capture
 // cannot say whether the system was steady — inconclusive.
@@ -54,9 +54,13 @@ Sample sample(const QueuedEntity& e, uint64_t V, int64_t tick) {
 }
 
 std::string describe(const CheckContext& c, const bpf::StateRecord& r, const Sample& s) {
-  const EntityView* v = c.model.entity(s.e->id);
-  const std::string who = s.e->is_group ? "group entity " + hex(s.e->id)
-                                        : fmt::format("{}:{}", v ? v->comm : "", s.e->pid);
+  std::string comm;
+  for (const auto& t : r.tasks)
+    if (t.pid == s.e->pid) comm = t.comm;
+  if (const EntityView* v = c.model.entity(s.e->id); comm.empty() && v) comm = v->comm;
+  const std::string who = s.e->is_group  ? "group entity " + hex(s.e->id)
+                          : comm.empty() ? "pid " + std::to_string(s.e->pid)
+                                         : fmt::format("{}:{}", comm, s.e->pid);
   return fmt::format("{} lag {:.3f} ms, bound {:.3f} ms ({:.2f} of it) at {}.{:09} s cpu{}", who,
                      s.lag_ms(), s.bound_ms(), s.ratio(), r.time_ns / 1'000'000'000,
                      r.time_ns % 1'000'000'000, r.cpu);
@@ -64,7 +68,7 @@ std::string describe(const CheckContext& c, const bpf::StateRecord& r, const Sam
 
 void keep_worst(double& ratio, std::string& text, const CheckContext& c, const bpf::StateRecord& r,
                 const Sample& s) {
-  if (s.ratio() <= ratio) return;
+  if (!text.empty() && s.ratio() <= ratio) return;
   ratio = s.ratio();
   text = describe(c, r, s);
 }
@@ -77,20 +81,17 @@ std::string excused(const CheckContext& c, const std::vector<Sample>& samples, b
   const Preset& preset = c.kernel.params.preset;
   if (!promised(ids::kThmLagBoundLinux, preset))
     return fmt::format("not promised by the preset {} (SPEC.md 6)", preset.name);
-  bool groups = false, one_slice = true, one_weight = true;
+  bool groups = false, one_slice = true;
   for (const Sample& s : samples) {
     groups = groups || s.e->is_group;
     one_slice = one_slice && s.e->slice == samples[0].e->slice;
-    one_weight = one_weight && s.e->weight == samples[0].e->weight;
   }
   if (groups)
     return "group entities in the cfs_rq (reweighted with their group's load): not a steady "
            "system";
   if (!one_slice) return "mixed slices: not promised (SPEC.md 6)";
-  if (only_above && static_cast<int64_t>(samples[0].e->slice) < tick_nsec(c.kernel.hz) &&
-      !one_weight)
-    return "the upper half with a slice below a tick and unequal weights: not promised (SPEC.md "
-           "6)";
+  if (only_above && static_cast<int64_t>(samples[0].e->slice) < tick_nsec(c.kernel.hz))
+    return "the upper half with a slice below a tick: not promised (SPEC.md 6)";
   if (steady.state == Steadiness::State::NotSteady)
     return "not a steady system of CPU-bound entities: " + steady.why;
   verdict = Verdict::Inconclusive;
