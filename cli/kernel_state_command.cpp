@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -17,8 +19,10 @@
 #include "kernel/state/capture_file.h"
 #include "kernel/state/checks.h"
 #include "kernel/state/evidence.h"
+#include "kernel/state/export.h"
 #include "kernel/state/record.h"
 #include "kernel/state/report.h"
+#include "spec/directory.h"
 
 namespace vlag::cli {
 namespace {
@@ -172,6 +176,31 @@ int run_check_state(const CLI::App& check, const EvidenceFlags& evidence) {
   return json ? print_json(out, status) : status;
 }
 
+// `vlag kernel export --state CAPTURE -o DIR`: one spec/TRACE.md trace per cfs_rq.
+struct ExportOptions {
+  bool state = false;
+  std::string capture;
+  std::string out;
+};
+
+int run_export_state(const ExportOptions& o) {
+  if (!o.state)
+    throw CLI::ValidationError("--state", "kernel export takes a state capture: give --state");
+  const auto traces =
+      kernel::state::export_state_traces(kernel::state::read_state_capture(o.capture));
+  make_directory(o.out, "-o");
+  for (const auto& t : traces) {
+    const auto path = std::filesystem::path(o.out) / t.name;
+    std::ofstream out(path);
+    out << t.text;
+    if (!out) throw Error("kernel export: cannot write " + path.string());
+    std::cout << fmt::format("{}: {} ({} events)\n", path.string(), t.runqueue, t.events);
+  }
+  std::cout << fmt::format("{} trace{} of {}\n", traces.size(), traces.size() == 1 ? "" : "s",
+                           o.capture);
+  return 0;
+}
+
 }  // namespace
 
 void add_kernel_state_options(CLI::App& app, int& exit_code) {
@@ -199,6 +228,19 @@ void add_kernel_state_options(CLI::App& app, int& exit_code) {
     exit_code = run_record_state(*ro, *re, *rec);
     rec->final_callback({});  // the perf path of `kernel record` does not run
   });
+
+  auto eo = std::make_shared<ExportOptions>();
+  CLI::App* exp = kernel->add_subcommand(
+      "export",
+      "Write a capture of the kernel's own state as spec/TRACE.md traces, one per cfs_rq, for "
+      "vlag check and vlag trace export");
+  exp->add_flag("--state", eo->state,
+                "The capture is of the kernel's own state (a directory `kernel record --state` "
+                "wrote, its state.raw, or state_dump --json output)")
+      ->required();
+  exp->add_option("capture", eo->capture, "The capture")->required();
+  exp->add_option("-o,--out", eo->out, "Directory for the traces (made if missing)")->required();
+  exp->callback([eo, &exit_code] { exit_code = run_export_state(*eo); });
 
   auto co = std::make_shared<bool>(false);
   check

@@ -53,8 +53,11 @@ enum class Reason : uint8_t {
                          // failure is the documented behaviour (SPEC.md §6)
   SearchUnfinished,      // `vlag prove` stopped before an answer (timeout, interrupt, the solver
                          // gave up)
+  KernelCapture,         // a trace of a kernel's own state (`vlag kernel export --state`): its
+                         // numbers are the kernel's at each record, what happened between
+                         // records (an unrecorded update_curr, a gap) is not in it
 };
-inline constexpr size_t kReasonCount = 16;
+inline constexpr size_t kReasonCount = 17;
 
 constexpr std::string_view reason_name(Reason r) {
   switch (r) {
@@ -90,6 +93,8 @@ constexpr std::string_view reason_name(Reason r) {
       return "not promised";
     case Reason::SearchUnfinished:
       return "search unfinished";
+    case Reason::KernelCapture:
+      return "kernel capture";
   }
   return "?";
 }

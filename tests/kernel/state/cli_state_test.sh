@@ -4,7 +4,8 @@
 # state_dump — with the same table, exit 1 under --strict for its inconclusive cases; bad input
 # names the file, line and field (exit 2); recording without root, with no duration or command,
 # or with a bad CPU list exits 2 saying why.
-# A clean capture writes no evidence directory.
+# A clean capture writes no evidence directory; its export as traces (one per cfs_rq) checks
+# with no violation and exports to Perfetto.
 # Usage: cli_state_test.sh VLAG STATE_DUMP CAPTURE_DIR
 set -euo pipefail
 source "$(dirname "$0")/../../cli/cli_expect.sh"
@@ -42,6 +43,17 @@ grep -q "^0 violations$" out.txt
 # Without capture.json, the lost records are not known: said, and no violation.
 expect 0 "$vlag" kernel check --state records.jsonl
 grep -q "does not say whether records were lost" out.txt
+
+# Export: one trace per cfs_rq, which vlag check takes with no violation and which exports to
+# Perfetto; without --state, exit 2.
+expect 0 "$vlag" kernel export --state "$capture" -o exported
+grep -q "^[0-9]* traces of " out.txt
+first=$(ls exported/*.jsonl | head -1)
+head -1 "$first" | grep -q '"source":"linux"'
+expect 0 "$vlag" check --no-z3 exported
+grep -q "kernel capture" out.txt
+expect 0 "$vlag" trace export --perfetto -o exported.json "$first"
+expect 2 "$vlag" kernel export "$capture" -o exported2
 
 # Bad input: file, line, field; exit 2.
 head -2 capture.jsonl >bad.jsonl
