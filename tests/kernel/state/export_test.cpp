@@ -34,9 +34,11 @@ TEST_P(ExportFixture, EachCfsRqIsATraceThatChecksWithoutAViolation) {
     const checker::Report r = testing::check_text(t.text);
     EXPECT_EQ(r.violation_count, 0) << t.name << ": "
                                     << (r.violations.empty() ? "" : r.violations[0].detail);
-    for (const checker::Finding& f : r.findings)
-      if (f.verdict == Verdict::Inconclusive)
+    for (const checker::Finding& f : r.findings) {
+      if (f.verdict == Verdict::Inconclusive) {
         EXPECT_TRUE(f.reasons.has(Reason::KernelCapture)) << t.name << " " << f.id;
+      }
+    }
     std::istringstream again(t.text);
     trace::Reader perfetto_reader(again, t.name);
     std::ostringstream json;
