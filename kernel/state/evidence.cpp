@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "kernel/bpf/state_format.h"
-#include "smt/arbiter.h"
 #include "spec/directory.h"
 #include "spec/error.h"
 
@@ -83,7 +82,7 @@ void add_evidence(const StateCapture& capture, StateReport& report,
       if (n >= options.max) return;
       ++n;
       if (w.smt && options.z3) {
-        const smt::Arbitration a = smt::arbitrate(checker::smt_script(*w.smt, "arbiter", false));
+        const checker::Arbitrated a = checker::arbitrate(*w.smt);
         w.z3_sat = a.sat;
         w.z3_error = a.error;
       }
