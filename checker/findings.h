@@ -5,7 +5,10 @@
 // documented behaviour; and on a trace rebuilt from kernel tracepoints (spec/TRACE.md §2,
 // "kernel_reconstruction"), whose vruntimes, deadlines and lags are the checker's own rebuild
 // from a zero-lag start and not the kernel's, an inconclusive finding: a failure there shows
-// where the rebuild and the kernel part ways, not a fault of the kernel.
+// where the rebuild and the kernel part ways, not a fault of the kernel. Likewise on a trace of
+// a kernel's own state ("source":"linux"), whose numbers are the kernel's at its records but
+// whose events do not show all the kernel did between them (the verdicts on those numbers are
+// `vlag kernel check --state`'s).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +24,10 @@ namespace vlag::checker {
 class Findings {
  public:
   Findings(Report& report, std::string file, const trace::Header& header)
-      : report_(report), file_(std::move(file)), reconstruction_(header.kernel_reconstruction) {}
+      : report_(report),
+        file_(std::move(file)),
+        reconstruction_(header.kernel_reconstruction),
+        capture_(header.linux_source) {}
 
   /// The event being judged: its line in the file, its 0-based index among the trace's events
   /// and among its runqueue's.
@@ -32,11 +38,13 @@ class Findings {
   }
   void checked(const char* id) { ++stats(id).checked; }
   void violate(const char* id, std::string detail, Witness w, bool promised = true) {
-    if (!promised || reconstruction_) {
+    if (!promised || reconstruction_ || capture_) {
       Finding f;
       f.id = id;
       f.verdict = promised ? Verdict::Inconclusive : Verdict::NotApplicable;
-      f.reasons = promised ? Reason::Reconstruction : Reason::NotPromised;
+      f.reasons = !promised         ? Reason::NotPromised
+                  : reconstruction_ ? Reason::Reconstruction
+                                    : Reason::KernelCapture;
       f.file = file_;
       f.line = line_;
       f.detail = std::move(detail);
@@ -72,6 +80,7 @@ class Findings {
   std::vector<std::pair<const char*, InvariantStats*>> known_;
   std::string file_;
   bool reconstruction_;
+  bool capture_;  // "source":"linux": the kernel's numbers, with gaps between records
   int64_t line_ = 0;
   int64_t index_ = 0;
   int64_t rq_index_ = 0;

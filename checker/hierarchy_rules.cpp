@@ -18,10 +18,13 @@ HierarchyRules::HierarchyRules(const trace::Header& header, std::string file, Re
       file_(std::move(file)),
       view_of_(std::move(view_of)),
       window_(header.window) {
-  if (header.kernel_reconstruction)
-    shares_unjudged_ =
-        "a reconstruction from kernel tracepoints: the kernel weighs group entities by the "
-        "PELT-averaged form of SPEC.md §10.3, which the trace does not carry";
+  if (header.kernel_reconstruction || header.linux_source)
+    shares_unjudged_ = fmt::format(
+        "{}: the kernel weighs group entities by the PELT-averaged form of SPEC.md §10.3, which "
+        "the trace does not carry",
+        header.linux_source ? "a capture of a kernel's state"
+                            : "a reconstruction from kernel "
+                              "tracepoints");
   else if (header.params.ncpus > 1)
     shares_unjudged_ = fmt::format(
         "{} CPUs: the shares rule reads the other CPUs' loads of the group as last recorded "

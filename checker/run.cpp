@@ -14,7 +14,6 @@
 
 #include "checker/machine.h"
 #include "checker/window.h"
-#include "smt/arbiter.h"
 #include "spec/cfs_policy.h"
 #include "spec/directory.h"
 #include "spec/error.h"
@@ -136,7 +135,7 @@ Report check(const std::vector<Source>& sources, const CheckOptions& options) {
     for (size_t i = first; i < report.violations.size() && i < options.max_evidence; ++i) {
       Violation& v = report.violations[i];
       if (options.arbiter) {
-        const smt::Arbitration verdict = smt::arbitrate(smt_script(v.witness, "arbiter", false));
+        const Arbitrated verdict = arbitrate(v.witness);
         v.z3_sat = verdict.sat;
         if (!verdict.error.empty()) v.window_note = verdict.error;
       }

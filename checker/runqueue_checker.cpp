@@ -36,6 +36,13 @@ RunqueueChecker::RunqueueChecker(const trace::Header& header, std::string file, 
         "carried into the rescaling)",
         file_, ids::kInvPlaceLag, ids::kInvReweight, ids::kInvDeadline, ids::kInvLagClamp,
         ids::kInvDeadline));
+  if (header.linux_source)
+    report_.notes.push_back(fmt::format(
+        "{}: the kernel's own numbers from a capture of its state (\"source\":\"linux\"{}): "
+        "what no record shows (an update_curr of a group entity, a remote wakeup, a gap) is not "
+        "in it, so a decision or state check that fails is inconclusive (the verdicts on these "
+        "numbers are vlag kernel check --state's)",
+        file_, header.runqueue.empty() ? "" : ", " + header.runqueue));
   if (header.kernel_reconstruction)
     report_.notes.push_back(fmt::format(
         "{}: a reconstruction from kernel tracepoints: its vruntimes, deadlines and lags are the "

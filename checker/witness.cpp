@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "checker/view.h"
+#include "smt/arbiter.h"
 #include "spec/properties.h"
 
 namespace vlag::checker {
@@ -56,6 +57,11 @@ std::string smt_script(const Witness& w, const std::string& origin, bool command
   s += "; the violation\n(assert " + w.claim + ")\n";
   if (commands) s += "(check-sat)\n(get-model)\n";
   return s;
+}
+
+Arbitrated arbitrate(const Witness& w) {
+  const smt::Arbitration a = smt::arbitrate(smt_script(w, "arbiter", false));
+  return {a.sat, a.error};
 }
 
 }  // namespace vlag::checker

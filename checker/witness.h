@@ -89,4 +89,12 @@ namespace vlag::checker {
 /// `commands`, ends in (check-sat) and (get-model) so that `z3 FILE` prints the verdict.
 std::string smt_script(const Witness& w, const std::string& origin, bool commands);
 
+/// The Z3 arbiter's verdict on the witness (smt/arbiter.h): sat confirms the violation; `error`
+/// is Z3's message where the script did not parse or Z3 gave up.
+struct Arbitrated {
+  bool sat = false;
+  std::string error;
+};
+Arbitrated arbitrate(const Witness& w);
+
 }  // namespace vlag::checker

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -16,8 +18,11 @@
 #include "json/writer.h"
 #include "kernel/state/capture_file.h"
 #include "kernel/state/checks.h"
+#include "kernel/state/evidence.h"
+#include "kernel/state/export.h"
 #include "kernel/state/record.h"
 #include "kernel/state/report.h"
+#include "spec/directory.h"
 
 namespace vlag::cli {
 namespace {
@@ -28,6 +33,29 @@ struct StateOptions {
   std::string out;
   bool no_queues = false;
 };
+
+// Where the evidence of violations goes, and how much of it (kernel/state/evidence.h).
+struct EvidenceFlags {
+  std::string dir = "vlag-evidence";
+  size_t max = 5;
+  bool no_z3 = false;
+  kernel::state::EvidenceOptions options() const { return {dir, max, !no_z3}; }
+};
+
+void add_evidence_options(CLI::App& cmd, EvidenceFlags& e, const char* group) {
+  cmd.add_option("--evidence-dir,--evidence", e.dir,
+                 "With --state: directory for the SMT-LIB2 file and the minimal window of each "
+                 "violation")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--max-evidence", e.max,
+                 "With --state: violations that get Z3 re-checking, an SMT-LIB2 file and a window")
+      ->check(CLI::Range(0, 1'000'000))
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_flag("--no-z3", e.no_z3, "With --state: do not re-check violations with Z3")
+      ->group(group);
+}
 
 // "1", "0-1,3" -> {0, 1, 3}.
 std::vector<int> cpu_list(const std::string& text) {
@@ -73,8 +101,10 @@ void add_to_envelope(const kernel::state::StateReport& r, Envelope& envelope) {
   }
 }
 
-int report(const kernel::state::StateCapture& capture, StateJson* json, bool strict) {
-  const kernel::state::StateReport r = kernel::state::check_state_capture(capture);
+int report(const kernel::state::StateCapture& capture, StateJson* json, bool strict,
+           const EvidenceFlags& evidence) {
+  kernel::state::StateReport r = kernel::state::check_state_capture(capture);
+  kernel::state::add_evidence(capture, r, evidence.options());
   if (json) {
     add_to_envelope(r, json->envelope);
     std::string text = kernel::state::report_json(capture, r);
@@ -95,7 +125,7 @@ bool given(const CLI::App& app, const std::string& name) {
   return app.get_option(name)->count() > 0;
 }
 
-int run_record_state(const StateOptions& s, const CLI::App& rec) {
+int run_record_state(const StateOptions& s, const EvidenceFlags& evidence, const CLI::App& rec) {
   kernel::state::StateRecordOptions o;
   if (!s.cpus.empty())
     o.cpus = cpu_list(s.cpus);
@@ -130,20 +160,45 @@ int run_record_state(const StateOptions& s, const CLI::App& rec) {
                              recorded.result.stopped_by);
   StateJson out{Envelope("kernel record"), {}};
   const int code = report(kernel::state::read_state_capture(recorded.dir), json ? &out : nullptr,
-                          given(rec, "--strict"));
+                          given(rec, "--strict"), evidence);
   return json ? print_json(out, code) : code;
 }
 
-int run_check_state(const CLI::App& check) {
+int run_check_state(const CLI::App& check, const EvidenceFlags& evidence) {
   const bool json = given(check, "--json"), strict = given(check, "--strict");
   int status = 0;
   StateJson out{Envelope("kernel check"), {}};
   for (const auto& file : check.get_option("files")->results()) {
-    status = std::max(
-        status, report(kernel::state::read_state_capture(file), json ? &out : nullptr, strict));
+    status = std::max(status, report(kernel::state::read_state_capture(file), json ? &out : nullptr,
+                                     strict, evidence));
     if (!json) std::cout << "\n";
   }
   return json ? print_json(out, status) : status;
+}
+
+// `vlag kernel export --state CAPTURE -o DIR`: one spec/TRACE.md trace per cfs_rq.
+struct ExportOptions {
+  bool state = false;
+  std::string capture;
+  std::string out;
+};
+
+int run_export_state(const ExportOptions& o) {
+  if (!o.state)
+    throw CLI::ValidationError("--state", "kernel export takes a state capture: give --state");
+  const auto traces =
+      kernel::state::export_state_traces(kernel::state::read_state_capture(o.capture));
+  make_directory(o.out, "-o");
+  for (const auto& t : traces) {
+    const auto path = std::filesystem::path(o.out) / t.name;
+    std::ofstream out(path);
+    out << t.text;
+    if (!out) throw Error("kernel export: cannot write " + path.string());
+    std::cout << fmt::format("{}: {} ({} events)\n", path.string(), t.runqueue, t.events);
+  }
+  std::cout << fmt::format("{} trace{} of {}\n", traces.size(), traces.size() == 1 ? "" : "s",
+                           o.capture);
+  return 0;
 }
 
 }  // namespace
@@ -166,11 +221,26 @@ void add_kernel_state_options(CLI::App& app, int& exit_code) {
                 "With --state: no queue snapshots (cheaper; the picks' deadline order and the "
                 "sums are then not judged)")
       ->group(group);
-  rec->parse_complete_callback([ro, rec, &exit_code] {
+  auto re = std::make_shared<EvidenceFlags>();
+  add_evidence_options(*rec, *re, group);
+  rec->parse_complete_callback([ro, re, rec, &exit_code] {
     if (!ro->state) return;
-    exit_code = run_record_state(*ro, *rec);
+    exit_code = run_record_state(*ro, *re, *rec);
     rec->final_callback({});  // the perf path of `kernel record` does not run
   });
+
+  auto eo = std::make_shared<ExportOptions>();
+  CLI::App* exp = kernel->add_subcommand(
+      "export",
+      "Write a capture of the kernel's own state as spec/TRACE.md traces, one per cfs_rq, for "
+      "vlag check and vlag trace export");
+  exp->add_flag("--state", eo->state,
+                "The capture is of the kernel's own state (a directory `kernel record --state` "
+                "wrote, its state.raw, or state_dump --json output)")
+      ->required();
+  exp->add_option("capture", eo->capture, "The capture")->required();
+  exp->add_option("-o,--out", eo->out, "Directory for the traces (made if missing)")->required();
+  exp->callback([eo, &exit_code] { exit_code = run_export_state(*eo); });
 
   auto co = std::make_shared<bool>(false);
   check
@@ -178,9 +248,11 @@ void add_kernel_state_options(CLI::App& app, int& exit_code) {
                  "The files are captures of the kernel's own state (a directory `kernel record "
                  "--state` wrote, its state.raw, or state_dump --json output)")
       ->group(group);
-  check->parse_complete_callback([co, check, &exit_code] {
+  auto ce = std::make_shared<EvidenceFlags>();
+  add_evidence_options(*check, *ce, group);
+  check->parse_complete_callback([co, ce, check, &exit_code] {
     if (!*co) return;
-    exit_code = run_check_state(*check);
+    exit_code = run_check_state(*check, *ce);
     check->final_callback({});
   });
 }

@@ -261,7 +261,8 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kThmLagBoundLinux, .kind = PropertyKind::Theorem,
      .promise = registry::lag_bound_linux,
      .note = "a steady system with a common slice; `vlag check` reports it as a figure, `vlag "
-             "kernel check` judges its pairwise kernel form (6.2)",
+             "kernel check` judges its pairwise kernel form (6.2) and `--state` each lag at "
+             "each pick on the kernel's own numbers (6.4)",
      .judged = {.reference = true, .checker = CheckerRole::AsFigure, .linux64 = true,
                 .kernel = true},
      .prove = registry::kSteady},

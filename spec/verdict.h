@@ -55,8 +55,11 @@ enum class Reason : uint8_t {
                          // gave up)
   MembershipUnknown,     // a task whose group is not known ran or waited where a group that
                          // may hold it was judged
+  KernelCapture,         // a trace of a kernel's own state (`vlag kernel export --state`): its
+                         // numbers are the kernel's at each record, what happened between
+                         // records (an unrecorded update_curr, a gap) is not in it
 };
-inline constexpr size_t kReasonCount = 17;
+inline constexpr size_t kReasonCount = 18;
 
 constexpr std::string_view reason_name(Reason r) {
   switch (r) {
@@ -94,6 +97,8 @@ constexpr std::string_view reason_name(Reason r) {
       return "search unfinished";
     case Reason::MembershipUnknown:
       return "group membership unknown";
+    case Reason::KernelCapture:
+      return "kernel capture";
   }
   return "?";
 }

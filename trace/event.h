@@ -45,6 +45,13 @@ struct Header {
   /// is the kernel's, every vruntime, deadline and lag the checker derives is its own rebuild
   /// (spec/TRACE.md §2), so the decision and state checks on it are inconclusive when they fail.
   bool kernel_reconstruction = false;
+  /// `"source":"linux"`: the trace's numbers are a real kernel's own, from a capture of its state
+  /// (`vlag kernel export --state`, SPEC.md §6.4) — true values at each record, with what no
+  /// record shows in between (spec/TRACE.md §2), so the decision and state checks on it are
+  /// inconclusive when they fail.
+  bool linux_source = false;
+  /// `"runqueue"`: which of the kernel's runqueues it is ("cpu1 cfs_rq 0x…"); empty: not said.
+  std::string runqueue;
 };
 
 enum class EventKind : uint8_t {

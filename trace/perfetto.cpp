@@ -137,6 +137,7 @@ class Exporter {
     if (!e.task) return;
     Task& t = tasks_[*e.task];
     if (e.kind == EventKind::New || e.kind == EventKind::Attach) t = {e.weight, e.slice, e.name};
+    if (e.kind == EventKind::Entity && !e.name.empty()) t.name = e.name;  // a window's start
     if (e.kind == EventKind::Reweight) t.weight = e.weight;
     if (e.kind == EventKind::Slice) t.slice = e.slice;
     if (e.state.weight) t.weight = *e.state.weight;

@@ -639,6 +639,13 @@ void Reader::parse_header() {
       cpu = static_cast<int>(fr.integer(0, 4095));
     } else if (k == "kernel_reconstruction") {
       header_.kernel_reconstruction = fr.boolean();
+    } else if (k == "source") {
+      const std::string_view source = fr.string();
+      if (source != "linux" && source != "model")
+        fail(Fault::Malformed, k, "expected \"linux\" or \"model\"");
+      header_.linux_source = source == "linux";
+    } else if (k == "runqueue") {
+      header_.runqueue = fr.string();
     } else if (k == "arith") {
       const auto a = arith_by_name(fr.string());
       if (!a) fail(Fault::Malformed, k, "expected \"exact\" or \"linux64\"");

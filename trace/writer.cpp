@@ -37,6 +37,8 @@ std::string header_line(const Header& h) {
   if (h.cpu) o.num("cpu", *h.cpu);
   if (h.arith != Arith::Exact) o.str("arith", arith_name(h.arith));
   if (h.kernel_reconstruction) o.boolean("kernel_reconstruction", true);
+  if (h.linux_source) o.str("source", "linux");
+  if (!h.runqueue.empty()) o.str("runqueue", h.runqueue);
   return o.text();
 }
 

@@ -1,7 +1,8 @@
 // What the checks of SPEC.md §6.4 share (kernel/state/checks.cpp runs them): the kernel's
 // parameters as the rules of rules/invariants.h take them, the model, the report they add to,
 // and the witness lines that print an entity or a cfs_rq. Each check file judges one family:
-// pick_check.cpp the picks and sums at a switch, lag_check.cpp the lag a dequeue
+// pick_check.cpp the picks and sums at a switch, lag_bound_check.cpp the lags at a pick
+// (THM-LAG-BOUND-LINUX), lag_check.cpp the lag a dequeue
 // saved and a wakeup's placement, deadline_check.cpp the deadlines, replay_check.cpp
 // the model's replay of run deltas.
 #pragma once
@@ -11,6 +12,7 @@
 #include "kernel/bpf/state_capture.h"
 #include "kernel/state/checks.h"
 #include "kernel/state/model.h"
+#include "kernel/state/steady.h"
 #include "spec/features.h"
 
 namespace vlag::kernel::state {
@@ -35,6 +37,7 @@ struct CheckContext {
   const KernelSetup& kernel;
   const StateModel& model;
   StateReport& report;
+  SteadySystems& steady;  // THM-LAG-BOUND-LINUX's steady systems (kernel/state/steady.h)
 };
 
 /// "pid 42 (hog) se=0x… v=… d=… w=… slice=… vlag=… [on_rq,delayed]" or "group se=0x… …".
@@ -52,6 +55,7 @@ const bpf::QueueSnapshot* snapshot_at(const bpf::StateRecord& r, size_t level);
 std::string snapshot_missing(const bpf::StateRecord& r, const bpf::QueueSnapshot* q);
 
 void judge_picks(CheckContext& c, const bpf::StateRecord& r);
+void judge_lag_bound(CheckContext& c, const bpf::StateRecord& r);
 void judge_switch_out(CheckContext& c, const bpf::StateRecord& r);
 void judge_placement(CheckContext& c, const bpf::StateRecord& r);
 void judge_deadlines(CheckContext& c, const bpf::StateRecord& r);

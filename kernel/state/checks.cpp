@@ -14,9 +14,19 @@ namespace {
 
 // The IDs a capture of the kernel's own state is judged on, in the report's order.
 constexpr const char* kReportIds[] = {
-    ids::kInvPickEligible, ids::kInvPickEdf,  ids::kInvKernelSums, ids::kInvPlaceLag,
-    ids::kInvDeadline,     ids::kInvLagClamp, ids::kInvDelay,      ids::kInvS64Margin,
+    ids::kInvPickEligible, ids::kInvPickEdf,   ids::kInvKernelSums,
+    ids::kInvPlaceLag,     ids::kInvDeadline,  ids::kInvLagClamp,
+    ids::kInvDelay,        ids::kInvS64Margin, ids::kThmLagBoundLinux,
 };
+
+// Witnesses added while record `index` was judged are about it.
+void stamp_witnesses(StateReport& report, std::vector<size_t>& stamped, size_t index) {
+  stamped.resize(report.tallies.size(), 0);
+  for (size_t t = 0; t < report.tallies.size(); ++t) {
+    auto& witnesses = report.tallies[t].second.witnesses;
+    for (; stamped[t] < witnesses.size(); ++stamped[t]) witnesses[stamped[t]].record = index;
+  }
+}
 
 }  // namespace
 
@@ -144,7 +154,9 @@ StateReport check_state_capture(const StateCapture& capture) {
         "records were lost: on those CPUs checks that relate records to earlier ones are "
         "inconclusive");
   StateModel model(capture.facts, capture.kernel);
-  CheckContext c{kernel, model, report};
+  SteadySystems steady;
+  CheckContext c{kernel, model, report, steady};
+  std::vector<size_t> stamped;
   std::optional<DecisionReplay> replay;
   if (kernel.known) {
     Params params = kernel.params;
@@ -156,10 +168,12 @@ StateReport check_state_capture(const StateCapture& capture) {
   for (size_t i = 0; i < capture.records.size(); ++i) {
     const bpf::StateRecord& r = capture.records[i];
     model.begin(r, i);
+    steady.take(r, model);
     ++report.figures.records;
     if (r.kind == bpf::RecordKind::Switch) {
       ++report.figures.switches;
       judge_picks(c, r);
+      judge_lag_bound(c, r);
       judge_switch_out(c, r);
     }
     if (r.kind == bpf::RecordKind::Wakeup || r.kind == bpf::RecordKind::WakeupNew)
@@ -168,6 +182,7 @@ StateReport check_state_capture(const StateCapture& capture) {
     judge_deadlines(c, r);
     if (replay) replay->feed(r, i, model);
     model.apply(r, i);
+    stamp_witnesses(report, stamped, i);
   }
   report.figures.gaps = model.gaps();
   if (replay) report.replay = std::move(replay->result());

@@ -57,6 +57,13 @@ struct Figures {
   uint64_t replays_differed = 0;
   uint64_t replays_moved = 0;  // the task's entity is on another cfs_rq: moved between groups
   std::vector<std::string> replay_examples;
+  // THM-LAG-BOUND-LINUX: the largest |lag| against its bound r + TICK at a decision point, over
+  // all of them and over those in a steady system of CPU-bound entities (the theorem's).
+  uint64_t steady_decisions = 0;
+  double lag_bound_ratio = 0;
+  std::string lag_bound_worst;
+  double steady_lag_bound_ratio = 0;
+  std::string steady_lag_bound_worst;
   static constexpr size_t kMaxExamples = 5;
 };
 

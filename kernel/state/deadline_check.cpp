@@ -13,6 +13,7 @@
 
 #include "kernel/state/arith.h"
 #include "kernel/state/check_context.h"
+#include "kernel/state/smt_witness.h"
 #include "spec/properties.h"
 
 namespace vlag::kernel::state {
@@ -34,6 +35,7 @@ Outcome judge_one(const CheckContext& c, const bpf::QueuedEntity& e, Witness& w,
                              : "seen mid-life: a reweight or slice change before the capture "
                                "may have rescaled its request");
   w = witness_at(r);
+  w.smt = deadline_smt(e, request, bound);
   w.lines.push_back(entity_line(e, "entity"));
   if (known) w.lines.push_back(entity_line(view->last, "as last seen"));
   return violated(rest <= 0

@@ -19,6 +19,7 @@
 
 #include "kernel/state/arith.h"
 #include "kernel/state/check_context.h"
+#include "kernel/state/smt_witness.h"
 #include "rules/invariants.h"
 #include "spec/properties.h"
 
@@ -31,16 +32,6 @@ using bpf::StateRecord;
 using rules::Exact;
 
 constexpr int kS64Bits = 63;
-
-Exact exact(__int128 x) {
-  const bool negative = x < 0;
-  const unsigned __int128 m =
-      negative ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
-  mpz_class z(static_cast<unsigned long>(m >> 64));
-  z <<= 64;
-  z += static_cast<unsigned long>(m);
-  return Exact(negative ? mpz_class(-z) : z);
-}
 
 void add_entity(Average& a, const bpf::QueuedEntity& e) {
   const uint64_t w = scale_down(e.weight);
@@ -145,6 +136,7 @@ void judge_saved_lag(CheckContext& c, const StateRecord& r, const EntityState& e
     tally.add(inconclusive("the cfs_rq's largest slice is not known (no queue snapshot)"));
   } else {
     Witness wit = witness_at(r);
+    wit.smt = saved_lag_smt(e, span, limit);
     wit.lines.push_back(cfs_rq_line(e.cfs_rq));
     wit.lines.push_back(entity_line(e, "prev, dequeued"));
     wit.lines.push_back(fmt::format("clamp limit calc_delta_fair({}) = {} ({})", span, limit,
@@ -177,6 +169,7 @@ void judge_became_delayed(CheckContext& c, const StateRecord& r, const EntitySta
     tally.add(held());
   } else {
     Witness w = witness_at(r);
+    w.smt = became_delayed_smt(*a, e);
     w.lines.push_back(cfs_rq_line(e.cfs_rq));
     w.lines.push_back(entity_line(e, "prev, delayed"));
     w.lines.push_back(fmt::format("V at the dequeue = {}", avg_vruntime(*a)));
@@ -306,17 +299,24 @@ Outcome placed_from_sleep(const CheckContext& c, const StateRecord& r, const Ent
 // The lag the wakee carried into place_entity() against what the capture saw it save: its
 // dequeue's record (where the model's view of it is whole) and its state at sched_waking, each
 // where it showed the wakee off the queue with the weight it has now (a reweight scales vlag).
-std::string vlag_changed(const CheckContext& c, const StateRecord& r, const EntityState& e) {
-  if (r.kind != bpf::RecordKind::Wakeup) return "";  // a new task has saved no lag
+// `text` says which (empty: unchanged), and the function gives the saved value it differs from.
+int64_t vlag_changed(const CheckContext& c, const StateRecord& r, const EntityState& e,
+                     std::string& text) {
+  text.clear();
+  if (r.kind != bpf::RecordKind::Wakeup) return 0;  // a new task has saved no lag
   const EntityView* seen = seen_before(c, e);
   if (seen && c.model.stale(*seen).empty() && !seen->last.on_rq && !seen->dequeue_unrecorded &&
-      seen->last.weight == e.weight && seen->last.vlag != e.vlag)
-    return fmt::format("vlag {} at the wakeup, its dequeue saved {}", e.vlag, seen->last.vlag);
+      seen->last.weight == e.weight && seen->last.vlag != e.vlag) {
+    text = fmt::format("vlag {} at the wakeup, its dequeue saved {}", e.vlag, seen->last.vlag);
+    return seen->last.vlag;
+  }
   const std::optional<bpf::WakingState>& waking = r.tasks[0].waking;
   if (waking && !waking->entity.on_rq && waking->entity.weight == e.weight &&
-      waking->entity.vlag != e.vlag)
-    return fmt::format("vlag {} at the wakeup, {} at sched_waking", e.vlag, waking->entity.vlag);
-  return "";
+      waking->entity.vlag != e.vlag) {
+    text = fmt::format("vlag {} at the wakeup, {} at sched_waking", e.vlag, waking->entity.vlag);
+    return waking->entity.vlag;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -380,26 +380,33 @@ void judge_placement(CheckContext& c, const StateRecord& r) {
   f.lag_product_bits = std::max(f.lag_product_bits, product);
   if (product <= kS64Bits)
     c.report.tally(ids::kInvS64Margin).add(held());
-  else
+  else {
+    Witness w = witness_at(r);
+    w.smt = s64_smt("vlag*(load+w)", e.vlag, before_join.load + ws);
     c.report.tally(ids::kInvS64Margin)
-        .add(violated(fmt::format("vlag*(load+w) takes {} bits", product)), witness_at(r));
+        .add(violated(fmt::format("vlag*(load+w) takes {} bits", product)), std::move(w));
+  }
 
   // The promise: after joining, V − v is the saved lag (within 2: V floored before, the
   // inflation truncated, SPEC.md §6.4).
   Average after = before_join;
   add_entity(after, e);
-  const Exact lag_after = exact(after.avg) / exact(after.load) - Exact(key);
+  const Exact lag_after = exact_of(after.avg) / exact_of(after.load) - Exact(key);
   const Exact expect =
       rules::expected_place_lag(c.kernel.params.preset, Exact(e.vlag),
                                 static_cast<int64_t>(before_join.load), static_cast<int64_t>(ws));
-  std::string wrong = vlag_changed(c, r, e);
-  if (wrong.empty() && !rules::within(lag_after, expect, Exact(2)))
+  std::string wrong;
+  Witness w = witness_at(r);
+  if (const int64_t saved = vlag_changed(c, r, e, wrong); !wrong.empty()) {
+    w.smt = kept_vlag_smt(e.vlag, saved);
+  } else if (!rules::within(lag_after, expect, Exact(2))) {
     wrong = fmt::format("lag after joining {:.1f}, the saved lag is {}", lag_after.get_d(), e.vlag);
+    w.smt = place_lag_smt(after, e, expect);
+  }
   if (wrong.empty()) {
     tally.add(held());
     return;
   }
-  Witness w = witness_at(r);
   w.lines.push_back(cfs_rq_line(q));
   w.lines.push_back(entity_line(e, "wakee"));
   if (before) w.lines.push_back(entity_line(*before, "wakee before"));

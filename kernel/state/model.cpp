@@ -218,6 +218,11 @@ const CfsRqView* StateModel::cfs_rq(uint64_t id) const {
   return it == rqs_.end() ? nullptr : &it->second;
 }
 
+uint64_t StateModel::epoch(int c) const {
+  const CpuView* v = find_cpu(c);
+  return v ? v->epoch : 0;
+}
+
 bool StateModel::arrival_since_local(int c) const {
   const CpuView* v = find_cpu(c);
   return v && v->arrival;

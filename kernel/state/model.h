@@ -84,6 +84,8 @@ class StateModel {
   /// missing): begin() saw it.
   bool gap_at(size_t index) const { return gap_index_ == index; }
   uint64_t gaps() const { return gaps_; }
+  /// The CPU's epoch: how many gaps it has shown so far.
+  uint64_t epoch(int cpu) const;
   uint64_t base_slice_ns() const { return base_slice_ns_; }
 
  private:

@@ -14,6 +14,7 @@
 
 #include "kernel/state/arith.h"
 #include "kernel/state/check_context.h"
+#include "kernel/state/smt_witness.h"
 #include "rules/invariants.h"
 #include "spec/properties.h"
 
@@ -92,6 +93,7 @@ Outcome judge_edf(const CheckContext& c, const Pick& p, const QueueSnapshot* q, 
     return held();
   }
   w = pick_witness(p, q);
+  w.smt = pick_edf_smt(p.picked.cfs_rq, p.picked, *earlier);
   w.lines.push_back(entity_line(*earlier, "earlier eligible deadline"));
   w.lines.push_back("next buddy before the pick: " + (*buddy ? hex(*buddy) : "none"));
   return violated(fmt::format("picked deadline {} while an eligible entity had deadline {}",
@@ -136,16 +138,20 @@ Outcome judge_sums(const Pick& p, const QueueSnapshot* q, Figures& f, Witness& w
                         rq.nr_queued);
   if (wrong.empty()) return held();
   w = pick_witness(p, q);
+  w.smt = kernel_sums_smt(rq, p.picked, q->entities);
   return violated(wrong);
 }
 
-Outcome judge_margin(const Pick& p, Figures& f) {
-  const int eligibility =
-      magnitude_bits(static_cast<__int128>(key_of(p.picked.vruntime, p.avg.v0)) * p.avg.load);
+Outcome judge_margin(const Pick& p, Figures& f, Witness& w) {
+  const int64_t key = key_of(p.picked.vruntime, p.avg.v0);
+  const int eligibility = magnitude_bits(static_cast<__int128>(key) * p.avg.load);
   const int sum = magnitude_bits(p.avg.avg);
   f.eligibility_bits = std::max(f.eligibility_bits, eligibility);
   f.sum_bits = std::max(f.sum_bits, sum);
   if (eligibility <= kS64Bits && sum <= kS64Bits) return held();
+  w = pick_witness(p, nullptr);
+  w.smt = eligibility > kS64Bits ? s64_smt("key*load", key, p.avg.load)
+                                 : s64_smt("avg_vruntime's sum", p.avg.avg, 1);
   return violated(
       fmt::format("key*load takes {} bits and the sum {}: beyond s64", eligibility, sum));
 }
@@ -195,20 +201,29 @@ void judge_picks(CheckContext& c, const StateRecord& r) {
                                 ? held()
                                 : violated(fmt::format("picked with v {} > V {}", picked.vruntime,
                                                        avg_vruntime(p.avg)));
-    if (eligible_pick.verdict == Verdict::Violated) w = pick_witness(p, snapshot);
+    if (eligible_pick.verdict == Verdict::Violated) {
+      w = pick_witness(p, snapshot);
+      w.smt = pick_ineligible_smt(q, picked);
+    }
     c.report.tally(ids::kInvPickEligible).add(eligible_pick, w);
+    // Each outcome before its witness is passed: the witness is filled in by the judge.
     Witness edf_w;
-    c.report.tally(ids::kInvPickEdf).add(judge_edf(c, p, snapshot, edf_w), edf_w);
+    const Outcome edf = judge_edf(c, p, snapshot, edf_w);
+    c.report.tally(ids::kInvPickEdf).add(edf, std::move(edf_w));
     Witness sums_w;
-    c.report.tally(ids::kInvKernelSums).add(judge_sums(p, snapshot, f, sums_w), sums_w);
-    const Outcome margin = judge_margin(p, f);
-    c.report.tally(ids::kInvS64Margin)
-        .add(margin, margin.verdict == Verdict::Violated ? pick_witness(p, nullptr) : Witness{});
-    if (picked.sched_delayed)
+    const Outcome sums = judge_sums(p, snapshot, f, sums_w);
+    c.report.tally(ids::kInvKernelSums).add(sums, std::move(sums_w));
+    Witness margin_w;
+    const Outcome margin = judge_margin(p, f, margin_w);
+    c.report.tally(ids::kInvS64Margin).add(margin, std::move(margin_w));
+    if (picked.sched_delayed) {
+      Witness delay_w = pick_witness(p, nullptr);
+      delay_w.smt = delayed_pick_smt();
       c.report.tally(ids::kInvDelay)
-          .add(violated("a delayed entity was picked"), pick_witness(p, nullptr));
-    else
+          .add(violated("a delayed entity was picked"), std::move(delay_w));
+    } else {
       c.report.tally(ids::kInvDelay).add(held());
+    }
     note_protection(c, p);
   }
   if (next.chain_truncated)

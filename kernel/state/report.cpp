@@ -114,6 +114,22 @@ json::Object replay_json(const StateReport& report) {
   return o;
 }
 
+// Z3's verdict on a witness, its SMT-LIB2 file and its window (kernel/state/evidence.h).
+std::string evidence_text(const Witness& w) {
+  std::string out;
+  if (w.z3_sat)
+    out += fmt::format(
+        "      z3: {}{}\n",
+        *w.z3_sat ? "sat (the numbers violate it)" : "not sat: the witness does not hold",
+        w.z3_error.empty() ? "" : " (" + w.z3_error + ")");
+  if (!w.smt_file.empty()) out += "      smt-lib: " + w.smt_file + "\n";
+  if (!w.window_file.empty())
+    out += "      window: " + w.window_file + " (" + w.window_note + ")\n";
+  else if (!w.window_note.empty())
+    out += "      window: none (" + w.window_note + ")\n";
+  return out;
+}
+
 }  // namespace
 
 std::string report_text(const StateCapture& capture, const StateReport& report) {
@@ -131,10 +147,10 @@ std::string report_text(const StateCapture& capture, const StateReport& report) 
       "captured: {}; lost records: {}; gaps (a task running that no switch put in): {}\n",
       cpus_text(capture.facts), lost_text(capture.facts), f.gaps);
   for (const auto& n : report.notes) out += "note: " + n + "\n";
-  out += fmt::format("\n {:<18} {:>9} {:>9} {:>9} {:>13} {:>9}\n", "check", "cases", "held",
+  out += fmt::format("\n {:<19} {:>9} {:>9} {:>9} {:>13} {:>9}\n", "check", "cases", "held",
                      "violated", "inconclusive", "n/a");
   for (const auto& [id, t] : report.tallies)
-    out += fmt::format(" {:<18} {:>9} {:>9} {:>9} {:>13} {:>9}\n", id, t.cases, t.held, t.violated,
+    out += fmt::format(" {:<19} {:>9} {:>9} {:>9} {:>13} {:>9}\n", id, t.cases, t.held, t.violated,
                        t.inconclusive, t.not_applicable);
   std::string why;
   for (const auto& [id, t] : report.tallies) {
@@ -163,6 +179,12 @@ std::string report_text(const StateCapture& capture, const StateReport& report) 
   out += fmt::format(
       "  run deltas replayed by the model: {} matched, {} differed, {} moved to another group{}\n",
       f.replays_matched, f.replays_differed, f.replays_moved, examples(f.replay_examples));
+  out += fmt::format("  largest lag at a decision point against r + TICK: {}\n",
+                     f.lag_bound_worst.empty() ? "none" : f.lag_bound_worst);
+  out += fmt::format(
+      "  ... in a steady system of CPU-bound entities (the theorem's; {} decision point{}): {}\n",
+      f.steady_decisions, f.steady_decisions == 1 ? "" : "s",
+      f.steady_lag_bound_worst.empty() ? "none" : f.steady_lag_bound_worst);
   out += replay_text(report);
   bool any = false;
   for (const auto& [id, t] : report.tallies)
@@ -171,6 +193,7 @@ std::string report_text(const StateCapture& capture, const StateReport& report) 
       any = true;
       out += fmt::format("  {}: {}\n", id, w.what);
       for (const auto& line : w.lines) out += "      " + line + "\n";
+      out += evidence_text(w);
     }
   out +=
       fmt::format("\n{} violation{}\n", report.violations(), report.violations() == 1 ? "" : "s");
@@ -185,11 +208,20 @@ std::string report_json(const StateCapture& capture, const StateReport& report) 
     for (const auto& w : t.witnesses) {
       json::Array lines;
       for (const auto& l : w.lines) lines.add_string(l);
-      witnesses.add(json::Object()
-                        .num("time_ns", static_cast<int64_t>(w.time_ns))
-                        .num("cpu", w.cpu)
-                        .str("what", w.what)
-                        .array("lines", lines));
+      json::Object o;
+      o.num("time_ns", static_cast<int64_t>(w.time_ns))
+          .num("cpu", w.cpu)
+          .num("record", w.record == SIZE_MAX ? -1 : static_cast<int64_t>(w.record))
+          .str("what", w.what)
+          .array("lines", lines)
+          .str("smt_file", w.smt_file)
+          .str("window_file", w.window_file)
+          .str("window_note", w.window_note);
+      if (w.z3_sat)
+        o.boolean("z3_sat", *w.z3_sat);
+      else
+        o.null("z3_sat");
+      witnesses.add(o);
     }
     checks.object(id, json::Object()
                           .num("cases", static_cast<int64_t>(t.cases))
@@ -221,7 +253,12 @@ std::string report_json(const StateCapture& capture, const StateReport& report) 
       .num("placements_beside_delayed_exit", static_cast<int64_t>(f.placements_beside_delayed_exit))
       .num("replays_matched", static_cast<int64_t>(f.replays_matched))
       .num("replays_differed", static_cast<int64_t>(f.replays_differed))
-      .num("replays_moved", static_cast<int64_t>(f.replays_moved));
+      .num("replays_moved", static_cast<int64_t>(f.replays_moved))
+      .num("steady_decisions", static_cast<int64_t>(f.steady_decisions))
+      .real("lag_bound_ratio", f.lag_bound_ratio)
+      .str("lag_bound_worst", f.lag_bound_worst)
+      .real("steady_lag_bound_ratio", f.steady_lag_bound_ratio)
+      .str("steady_lag_bound_worst", f.steady_lag_bound_worst);
   json::Object o;
   o.str("source", capture.source)
       .str("kernel", capture.kernel ? capture.kernel->release : "")

@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "checker/witness.h"
 #include "spec/verdict.h"
 
 namespace vlag::kernel::state {
@@ -30,12 +32,23 @@ inline Outcome violated(std::string what) { return {Verdict::Violated, std::move
 inline Outcome inconclusive(std::string why) { return {Verdict::Inconclusive, std::move(why)}; }
 inline Outcome not_applicable(std::string why) { return {Verdict::NotApplicable, std::move(why)}; }
 
-/// The entities and values that show a violation, as lines a person reads.
+/// The entities and values that show a violation, as lines a person reads and as SMT-LIB2
+/// assertions (kernel/state/smt_witness.h), with the evidence kernel/state/evidence.h adds.
 struct Witness {
   uint64_t time_ns = 0;
   int cpu = -1;
-  std::string what;                // one line: what failed
-  std::vector<std::string> lines;  // the entities and the cfs_rq's numbers
+  size_t record = SIZE_MAX;             // the record's index in the capture (time order)
+  std::string what;                     // one line: what failed
+  std::vector<std::string> lines;       // the entities and the cfs_rq's numbers
+  std::optional<checker::Witness> smt;  // the violated case's numbers and the claim
+  // Evidence, for the first violations: Z3's verdict on `smt`, the SMT-LIB2 file, and the
+  // minimal window (the last records up to this one, a capture `vlag kernel check --state`
+  // reads, that shows the violation again at its last record), or why there is none.
+  std::optional<bool> z3_sat;
+  std::string z3_error;
+  std::string smt_file;
+  std::string window_file;
+  std::string window_note;
 };
 
 /// Every case of one ID. `cases` counts each case once, whatever its verdict.

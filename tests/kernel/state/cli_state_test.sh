@@ -4,6 +4,8 @@
 # state_dump — with the same table, exit 1 under --strict for its inconclusive cases; bad input
 # names the file, line and field (exit 2); recording without root, with no duration or command,
 # or with a bad CPU list exits 2 saying why.
+# A clean capture writes no evidence directory; its export as traces (one per cfs_rq) checks
+# with no violation and exports to Perfetto.
 # Usage: cli_state_test.sh VLAG STATE_DUMP CAPTURE_DIR
 set -euo pipefail
 source "$(dirname "$0")/../../cli/cli_expect.sh"
@@ -17,8 +19,12 @@ table() { sed -n '/^ check /,/^$/p' "$1"; }
 expect 0 "$vlag" kernel check --state "$capture"
 grep -q "^0 violations$" out.txt
 grep -q "INV-PICK-EDF" out.txt
+grep -q "^ THM-LAG-BOUND-LINUX " out.txt
+grep -q "largest lag at a decision point against r + TICK: .* bound 5.400 ms" out.txt
+# Nothing violated: no evidence directory is made.
+[ ! -e vlag-evidence ]
 table out.txt >dir.txt
-[ "$(wc -l <dir.txt)" -ge 9 ]
+[ "$(wc -l <dir.txt)" -ge 10 ]
 expect 0 "$vlag" kernel check --state "$capture/state.raw"
 table out.txt >raw.txt
 cmp dir.txt raw.txt
@@ -29,12 +35,25 @@ table out.txt >jsonl.txt
 cmp dir.txt jsonl.txt
 expect 0 "$vlag" kernel check --state --json "$capture"
 grep -q '"violations":0}' out.txt
+grep -q '"THM-LAG-BOUND-LINUX":{"cases":' out.txt
+grep -q '"steady_decisions":' out.txt
 # Some placements there are inconclusive: --strict makes that exit 1 (SPEC.md 6.3).
 expect 1 "$vlag" kernel check --state --strict "$capture"
 grep -q "^0 violations$" out.txt
 # Without capture.json, the lost records are not known: said, and no violation.
 expect 0 "$vlag" kernel check --state records.jsonl
 grep -q "does not say whether records were lost" out.txt
+
+# Export: one trace per cfs_rq, which vlag check takes with no violation and which exports to
+# Perfetto; without --state, exit 2.
+expect 0 "$vlag" kernel export --state "$capture" -o exported
+grep -q "^[0-9]* traces of " out.txt
+first=$(ls exported/*.jsonl | head -1)
+head -1 "$first" | grep -q '"source":"linux"'
+expect 0 "$vlag" check --no-z3 exported
+grep -q "kernel capture" out.txt
+expect 0 "$vlag" trace export --perfetto -o exported.json "$first"
+expect 2 "$vlag" kernel export "$capture" -o exported2
 
 # Bad input: file, line, field; exit 2.
 head -2 capture.jsonl >bad.jsonl
