@@ -26,10 +26,11 @@ struct OneCpu {
   // too: a group entity is queued iff its runqueue holds entities.
   Hierarchy::Outcome apply(const Op& o, GroupId g = reference::kRootGroup) {
     const Hierarchy::Outcome out = h.apply(o, g);
-    for (GroupId x : {a, b})
-      if (h.has_runqueue(x))
-        EXPECT_EQ(ge(x).status == Status::Queued, h.runqueue(x).nr_queued() > 0)
-            << op_name(o.kind) << ": group " << groups.group(x).path;
+    for (GroupId x : {a, b}) {
+      if (!h.has_runqueue(x)) continue;
+      EXPECT_EQ(ge(x).status == Status::Queued, h.runqueue(x).nr_queued() > 0)
+          << op_name(o.kind) << ": group " << groups.group(x).path;
+    }
     return out;
   }
   void tasks_1_2_in_a_3_in_b() {

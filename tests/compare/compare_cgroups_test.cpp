@@ -143,10 +143,8 @@ TEST(CompareCgroups, PolicyVariesWithGroups) {
   spec.base.workload = "hogs";
   spec.base.limit_ns = 1'000'000'000;
   spec.base.machine.params = make_params(preset_by_name(kDefaultPreset), 250, 1);
-  spec.common = {{"tasks", "2"},
-                 {"cgroup.a.tasks", "1"},
-                 {"cgroup.b.tasks", "1"},
-                 {"cgroup.b.weight", "300"}};
+  spec.common = {
+      {"tasks", "2"}, {"cgroup.a.tasks", "1"}, {"cgroup.b.tasks", "1"}, {"cgroup.b.weight", "300"}};
   spec.rows = parse_rows("");
   spec.variants = parse_vary("policy=eevdf,cfs,cfs-latency-nice");
   const RunResults r = run_grid(spec, 1, nullptr);
