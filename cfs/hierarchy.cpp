@@ -118,7 +118,7 @@ void Hierarchy::ensure_runqueue(GroupId g) {
     rqs_.resize(i + 1);
     levels_.resize(i + 1);
   }
-  rqs_[i] = std::make_unique<Runqueue>(params_, options_);
+  rqs_[i] = std::make_unique<Runqueue>(params_, options_, g);
   levels_[i] = std::make_unique<Level>();
   levels_[i]->h = this;
   levels_[i]->g = g;

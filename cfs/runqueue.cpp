@@ -33,9 +33,10 @@ bool Runqueue::ByLatencyKey::operator()(const Entity* a, const Entity* b) const 
   return a->seq < b->seq;
 }
 
-Runqueue::Runqueue(const Params& params, CfsOptions options)
+Runqueue::Runqueue(const Params& params, CfsOptions options, RunqueueId id)
     : params_(params),
       options_(options),
+      rq_id_(id),
       tun_(tunables_for(params)),
       min_vruntime_(-(int64_t{1} << 20)) {}  // init_cfs_rq: (u64)(-(1LL << 20))
 
@@ -452,7 +453,7 @@ std::optional<Migrant<int64_t>> Runqueue::detach(EntityId id) {
   m.se = id;
   m.weight = e.weight;
   m.vlag = (-rel).value();
-  if (observer_) emit(Op{OpKind::Detach, id});  // reported while the entity is still here
+  if (observer_) emit(Op{OpKind::Detach, id, 0, 0, 0, rq_id_});  // while the entity is here
   entities_.erase(id);
   return m;
 }
@@ -468,7 +469,7 @@ bool Runqueue::attach(const Migrant<int64_t>& m) {
   e.migrated = true;
   e.is_new = false;
   entities_.emplace(m.se, e);
-  if (observer_) emit(Op{OpKind::Attach, m.se, m.weight});
+  if (observer_) emit(Op{OpKind::Attach, m.se, m.weight, 0, 0, rq_id_});
   return true;
 }
 

@@ -72,7 +72,8 @@ using EntityView = Entity;
 
 class Runqueue {
  public:
-  explicit Runqueue(const Params& params, CfsOptions options = {});
+  /// `id`: the runqueue its own migrations report (a level of a hierarchy: its group's id).
+  explicit Runqueue(const Params& params, CfsOptions options = {}, RunqueueId id = 0);
 
   /// One step. Create's slice (b) and SetSlice are validated like the EEVDF runqueue's and then
   /// have no effect: v6.5 has no per-task slice for SCHED_OTHER (sched_attr.sched_runtime only
@@ -175,6 +176,7 @@ class Runqueue {
 
   Params params_;
   CfsOptions options_;
+  RunqueueId rq_id_ = 0;
   Tunables tun_;
   std::unordered_map<EntityId, Entity> entities_;
   std::set<Entity*, ByVruntime> tree_;

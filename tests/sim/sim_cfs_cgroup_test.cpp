@@ -85,5 +85,25 @@ TEST(SimCfsCgroup, GroupWeightsSplitTwoCpusWithTheBalancer) {
   expect_shares_on_two_cpus(200, 2, 100, 2);
 }
 
+// Migrations back and forth (hackbench and cyclictest in cgroups on 2 CPUs): every detach and
+// attach is reported on its group's runqueue, so each CPU's trace passes (INV-ONE-RUNQUEUE
+// included).
+TEST(SimCfsCgroup, TracesOfMigratingGroupTasksPass) {
+  testing::TempDir dir;
+  ScenarioConfig c;
+  c.machine = testing::test_machine(2, Placement::Prev, dir.path());
+  c.machine.policy = Policy::CfsLatencyNice;
+  c.machine.cgroups = {parse_cgroup_spec("lat:workload=cyclictest,latency_nice=-20"),
+                       parse_cgroup_spec("hb:workload=hackbench,weight=300")};
+  c.workload = "hackbench+cyclictest";
+  c.tasks = 2;
+  c.hackbench_groups = 1;
+  c.loops = 50;
+  c.limit_ns = 300'000'000;
+  const ScenarioResult r = run_scenario(c);
+  EXPECT_GT(r.stats.migrations, 0);
+  expect_traces_pass(dir.path(), 2);
+}
+
 }  // namespace
 }  // namespace vlag::sim
