@@ -33,9 +33,10 @@ bool Runqueue::ByLatencyKey::operator()(const Entity* a, const Entity* b) const 
   return a->seq < b->seq;
 }
 
-Runqueue::Runqueue(const Params& params, CfsOptions options)
+Runqueue::Runqueue(const Params& params, CfsOptions options, RunqueueId id)
     : params_(params),
       options_(options),
+      rq_id_(id),
       tun_(tunables_for(params)),
       min_vruntime_(-(int64_t{1} << 20)) {}  // init_cfs_rq: (u64)(-(1LL << 20))
 
@@ -66,13 +67,16 @@ LinuxTime Runqueue::absolute_vruntime(const Entity& e) const {
   return e.relative ? e.vruntime + min_vruntime_ : e.vruntime;
 }
 
-// v6.5 with ALT_PERIOD and BASE_SLICE (both on by default): the period of the runqueue's tasks
-// (h_nr_running, the same as nr_running without groups), counting se as if it were queued,
-// shared by weight, and never less than min_granularity.
+// v6.5 with ALT_PERIOD and BASE_SLICE (both on by default): the period of the CPU's tasks
+// (rq->cfs.h_nr_running, nr_running on a flat runqueue), counting se as if it were queued,
+// shared by weight on se's runqueue and then on every level above it, and never less than
+// min_granularity.
 int64_t Runqueue::sched_slice(const Entity& e) const {
   const bool on_rq = e.status == Status::Queued;
-  const int64_t period = tun_.period_ns(nr_queued_ + (on_rq ? 0 : 1));
-  const int64_t slice = calc_delta(period, e.weight, load_ + (on_rq ? 0 : e.weight));
+  const int64_t nr = upper_ ? upper_->cpu_nr_queued() : nr_queued_;
+  const int64_t period = tun_.period_ns(nr + (on_rq ? 0 : 1));
+  int64_t slice = calc_delta(period, e.weight, load_ + (on_rq ? 0 : e.weight));
+  if (upper_) slice = upper_->scale_to_root(slice);
   return std::max(slice, tun_.min_granularity_ns);
 }
 
@@ -107,10 +111,35 @@ void Runqueue::latency_erase(Entity& e) {
   e.on_latency_tree = false;
 }
 
+std::optional<EntityId>& Runqueue::buddy(Buddy b) {
+  switch (b) {
+    case Buddy::Next:
+      return next_;
+    case Buddy::Last:
+      return last_;
+    case Buddy::Skip:
+      break;
+  }
+  return skip_;
+}
+
+void Runqueue::mark_buddy(Buddy b, EntityId id) { buddy(b) = id; }
+
+bool Runqueue::unmark_buddy(Buddy b, EntityId id) {
+  std::optional<EntityId>& slot = buddy(b);
+  if (slot != id) return false;
+  slot.reset();
+  return true;
+}
+
+void Runqueue::set_buddy(Buddy b, EntityId id) {
+  buddy(b) = id;
+  if (upper_) upper_->buddy_set(b);
+}
+
 void Runqueue::clear_buddies(EntityId id) {
-  if (next_ == id) next_.reset();
-  if (last_ == id) last_.reset();
-  if (skip_ == id) skip_.reset();
+  for (Buddy b : {Buddy::Next, Buddy::Last, Buddy::Skip})
+    if (unmark_buddy(b, id) && upper_) upper_->buddy_cleared(b);
 }
 
 // min_vruntime follows the smaller of curr's and the leftmost's vruntime, never backwards.
@@ -220,6 +249,7 @@ void Runqueue::put_prev_entity() {
 // not too unfair against that choice.
 std::optional<EntityId> Runqueue::pick_next_entity() {
   need_resched_ = false;
+  const std::optional<EntityId> prev = curr_;
   put_prev_entity();
   if (tree_.empty()) return std::nullopt;
   Entity* left = *tree_.begin();
@@ -235,6 +265,13 @@ std::optional<EntityId> Runqueue::pick_next_entity() {
   if (options_.latency_nice && !latency_tree_.empty()) {
     Entity* latency = *latency_tree_.begin();
     if (latency != se && wakeup_preempt_entity(*latency, *se) < 1) se = latency;
+  }
+  if (options_.in_hierarchy && se->id == prev) {  // it keeps running as it was
+    tree_erase(*se);
+    latency_erase(*se);
+    curr_ = se->id;
+    se->running = true;
+    return se->id;
   }
   set_next_entity(*se);
   return se->id;
@@ -303,18 +340,18 @@ bool Runqueue::check_preempt_wakeup(EntityId id) {
   if (c->id == id) throw Error("wakeup_preempt: task " + id_str(id) + " is already running");
   if (need_resched_) return false;  // a reschedule is already due: no new decision
   if (wakeup_preempt_entity(*c, p) != 1) return false;
-  next_ = id;
+  set_buddy(Buddy::Next, id);
   need_resched_ = true;
-  if (nr_queued_ >= tun_.nr_latency) last_ = c->id;
+  if (nr_queued_ >= tun_.nr_latency && !c->group) set_buddy(Buddy::Last, c->id);
   return true;
 }
 
 void Runqueue::yield_task() {
   Entity* c = curr_entity();
   if (!c) throw Error("yield: no task is running");
-  if (nr_queued_ == 1) return;
+  if ((upper_ ? upper_->cpu_nr_queued() : nr_queued_) == 1) return;  // rq->nr_running
   clear_buddies(c->id);
-  skip_ = c->id;
+  set_buddy(Buddy::Skip, c->id);
   need_resched_ = true;  // sched_yield() calls schedule()
 }
 
@@ -347,6 +384,11 @@ void Runqueue::restore(Entity& e, bool waiting) {
 void Runqueue::reweight_entity(EntityId id, int64_t weight) {
   validate_weight(weight);
   Entity& e = get(id, "reweight");
+  if (e.group) {  // update_cfs_group's reweight_entity moves the weights only
+    if (e.status == Status::Queued) load_ += weight - e.weight;
+    e.weight = weight;
+    return;
+  }
   const bool waiting = save(e);
   if (e.status == Status::Queued) load_ += weight - e.weight;
   // prio_changed_fair: the running task that got a lower priority reschedules.
@@ -372,13 +414,21 @@ void Runqueue::set_slice(EntityId id, int64_t slice) {
   get(id, "set_slice");
 }
 
-void Runqueue::create(EntityId id, int64_t weight, int64_t slice) {
+// A group entity starts as a waking entity that ran nowhere: its first enqueue places it at
+// min_vruntime − the sleeper credit (the kernel's zeroed vruntime compares before that on any
+// runqueue whose min_vruntime has passed 0, the first millisecond of virtual time).
+void Runqueue::create(EntityId id, int64_t weight, int64_t slice, bool group) {
   if (entities_.count(id)) throw Error("create: task " + id_str(id) + " exists already");
   validate_weight(weight);
   validate_slice(slice);
   Entity e;
   e.id = id;
   e.weight = weight;
+  if (group) {
+    e.group = true;
+    e.is_new = false;
+    e.vruntime = min_vruntime_ - tun_.sleeper_credit_ns();
+  }
   entities_.emplace(id, e);
 }
 
@@ -403,7 +453,7 @@ std::optional<Migrant<int64_t>> Runqueue::detach(EntityId id) {
   m.se = id;
   m.weight = e.weight;
   m.vlag = (-rel).value();
-  if (observer_) emit(Op{OpKind::Detach, id});  // reported while the entity is still here
+  if (observer_) emit(Op{OpKind::Detach, id, 0, 0, 0, rq_id_});  // while the entity is here
   entities_.erase(id);
   return m;
 }
@@ -419,7 +469,7 @@ bool Runqueue::attach(const Migrant<int64_t>& m) {
   e.migrated = true;
   e.is_new = false;
   entities_.emplace(m.se, e);
-  if (observer_) emit(Op{OpKind::Attach, m.se, m.weight});
+  if (observer_) emit(Op{OpKind::Attach, m.se, m.weight, 0, 0, rq_id_});
   return true;
 }
 
@@ -431,7 +481,7 @@ void Runqueue::apply(const Op& op) {
   std::optional<EntityId> picked;
   switch (op.kind) {
     case OpKind::Create:
-      create(op.se, op.a, op.b);
+      create(op.se, op.a, op.b, op.flags & kCreateGroupEntity);
       break;
     case OpKind::Exit:
       exit(op.se);
@@ -464,7 +514,9 @@ void Runqueue::apply(const Op& op) {
       outcome_.preempt = check_preempt_wakeup(op.se);
       break;
     case OpKind::PutPrev:
-      throw Error("put_prev " + id_str(op.se) + ": the CFS policies have no task groups");
+      if (curr_ != op.se) throw Error("put_prev: task " + id_str(op.se) + " is not running");
+      put_prev_entity();
+      break;
     case OpKind::Detach:
     case OpKind::Attach:
       throw Error(std::string(op_name(op.kind)) + " " + id_str(op.se) +

@@ -21,6 +21,31 @@ namespace vlag::cfs {
 
 struct CfsOptions {
   bool latency_nice = false;  // the v9 latency-nice series (policy cfs-latency-nice)
+  /// A level of a hierarchy (cfs/hierarchy.h): a pick that chooses the running entity again
+  /// leaves it running as it was, its slice and buddies untouched, as pick_next_task_fair's
+  /// FAIR_GROUP_SCHED path calls set_next_entity only where the picked path changes.
+  bool in_hierarchy = false;
+};
+
+/// Create's flags: the entity is a task group's (SPEC.md §8.6). v6.5 enqueues a group entity
+/// with ENQUEUE_WAKEUP, also the first time, so it is placed by the sleeper rule and never by
+/// START_DEBIT; it never becomes a last buddy.
+inline constexpr uint32_t kCreateGroupEntity = 1;
+
+enum class Buddy : uint8_t { Next, Last, Skip };
+
+/// What one runqueue of a hierarchy reaches above itself (cfs/hierarchy.h). sched_slice's period
+/// counts the CPU's tasks (ALT_PERIOD's rq->cfs.h_nr_running) and scales the slice by every
+/// ancestor group entity's share of its parent; a buddy set or cleared here is set or cleared
+/// on this runqueue's group entity up the hierarchy, as set_next_buddy and __clear_buddies_next
+/// walk for_each_sched_entity.
+class UpperLevels {
+ public:
+  virtual ~UpperLevels() = default;
+  virtual int64_t cpu_nr_queued() const = 0;
+  virtual int64_t scale_to_root(int64_t slice) const = 0;
+  virtual void buddy_set(Buddy b) = 0;
+  virtual void buddy_cleared(Buddy b) = 0;
 };
 
 /// One sched_entity. While `relative`, vruntime holds vruntime − min_vruntime, as Linux keeps a
@@ -40,13 +65,15 @@ struct Entity {
   int latency_nice = 0;
   int64_t latency_offset = 0;  // ns; negative: latency sensitive (v9 series)
   bool on_latency_tree = false;
-  uint64_t seq = 0;  // tree insertion stamp: equal keys keep insertion order, as rb_add does
+  bool group = false;  // a task group's entity (kCreateGroupEntity)
+  uint64_t seq = 0;    // tree insertion stamp: equal keys keep insertion order, as rb_add does
 };
 using EntityView = Entity;
 
 class Runqueue {
  public:
-  explicit Runqueue(const Params& params, CfsOptions options = {});
+  /// `id`: the runqueue its own migrations report (a level of a hierarchy: its group's id).
+  explicit Runqueue(const Params& params, CfsOptions options = {}, RunqueueId id = 0);
 
   /// One step. Create's slice (b) and SetSlice are validated like the EEVDF runqueue's and then
   /// have no effect: v6.5 has no per-task slice for SCHED_OTHER (sched_attr.sched_runtime only
@@ -78,6 +105,12 @@ class Runqueue {
   bool attach(const Migrant<int64_t>& m);
 
   void set_observer(Observer<int64_t>* o) { observer_ = o; }
+  /// Links this runqueue to the levels above it (o must outlive its use); none: a flat runqueue.
+  void set_upper_levels(UpperLevels* u) { upper_ = u; }
+  /// The hierarchy's walk of a buddy: marks `id` as this runqueue's b buddy, or clears the b
+  /// buddy if it is `id` (returning whether it was), without walking further.
+  void mark_buddy(Buddy b, EntityId id);
+  bool unmark_buddy(Buddy b, EntityId id);
   /// cfs-latency-nice: sched_setattr(SCHED_FLAG_LATENCY_NICE). Throws vlag::Error outside
   /// −20..19, for an unknown id, and under plain cfs (v6.5 has no latency_nice: its
   /// sched_setattr rejects the flag).
@@ -91,7 +124,8 @@ class Runqueue {
   std::optional<EntityId> next_buddy() const { return next_; }
   std::optional<EntityId> last_buddy() const { return last_; }
   std::optional<EntityId> skip_buddy() const { return skip_; }
-  /// sched_slice(cfs_rq, se): the entity's ideal runtime in the current period, ns.
+  /// sched_slice(cfs_rq, se): the entity's ideal runtime in the current period, ns, over the
+  /// hierarchy when the runqueue is a level of one.
   int64_t sched_slice(const Entity& e) const;
   /// The vruntime as an absolute time, also for a relative entity (against min_vruntime now).
   LinuxTime absolute_vruntime(const Entity& e) const;
@@ -111,7 +145,7 @@ class Runqueue {
 
   Entity& get(EntityId id, const char* op);
   Entity* curr_entity();
-  void create(EntityId id, int64_t weight, int64_t slice);
+  void create(EntityId id, int64_t weight, int64_t slice, bool group);
   void exit(EntityId id);
   void enqueue_entity(EntityId id);
   void dequeue_entity(EntityId id, bool sleep);
@@ -134,12 +168,15 @@ class Runqueue {
   void set_next_entity(Entity& e);
   void put_prev_entity();
   void clear_buddies(EntityId id);
+  std::optional<EntityId>& buddy(Buddy b);
+  void set_buddy(Buddy b, EntityId id);
   bool save(Entity& e);
   void restore(Entity& e, bool waiting);
   void emit(const Op& op);
 
   Params params_;
   CfsOptions options_;
+  RunqueueId rq_id_ = 0;
   Tunables tun_;
   std::unordered_map<EntityId, Entity> entities_;
   std::set<Entity*, ByVruntime> tree_;
@@ -153,6 +190,7 @@ class Runqueue {
   bool need_resched_ = false;
   Outcome outcome_;
   Observer<int64_t>* observer_ = nullptr;
+  UpperLevels* upper_ = nullptr;
 };
 
 }  // namespace vlag::cfs

@@ -1,22 +1,22 @@
-// A CPU's runqueue as a hierarchy of task groups (SPEC.md §10, reference/hierarchy.h) behind
-// the machine's CpuRunqueue interface: the machine applies task operations and this adapter
-// turns each into the operations of every level. Its traces hold the root runqueue and one
-// runqueue per group (spec/TRACE.md §7): a `runqueue` line before a group's first event, its
-// group entity's events naming `se`, and `put` where a level stops running.
+// A CPU's runqueue as a hierarchy of task groups behind the machine's CpuRunqueue interface:
+// the machine applies task operations and this adapter turns each into the operations of every
+// level. The hierarchy is the EEVDF one (SPEC.md §10, reference::BasicHierarchy<Rq>) or v6.5's
+// CFS one (SPEC.md §8.6, cfs::Hierarchy); both keep a runqueue per group and report alike. Its
+// traces hold the root runqueue and one runqueue per group (spec/TRACE.md §7): a `runqueue` line
+// before a group's first event, its group entity's events naming `se`, and `put` where a level
+// stops running.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "reference/hierarchy.h"
 #include "sim/cpu_runqueue.h"
 #include "spec/arith.h"
-#include "spec/linux_time.h"
 #include "trace/observer.h"
 #include "trace/writer.h"
 
@@ -25,12 +25,18 @@ namespace vlag::sim {
 /// The group of each task, as the machine decided it when the task was created.
 using TaskGroupOf = std::function<reference::GroupId(TaskId)>;
 
-template <class Rq>
+/// H: reference::BasicHierarchy<Rq> or cfs::Hierarchy; `options` follow (params, groups, cpu)
+/// into its constructor.
+template <class H>
 class GroupRunqueue final : public CpuRunqueue {
  public:
-  using Num = typename Rq::Num;
-  GroupRunqueue(const Params& params, reference::TaskGroups& groups, int cpu, TaskGroupOf group_of)
-      : h_(params, groups, cpu), groups_(groups), group_of_(std::move(group_of)) {
+  using Num = typename H::Num;
+  template <class... Options>
+  GroupRunqueue(const Params& params, reference::TaskGroups& groups, int cpu, TaskGroupOf group_of,
+                Options&&... options)
+      : h_(params, groups, cpu, std::forward<Options>(options)...),
+        groups_(groups),
+        group_of_(std::move(group_of)) {
     h_.set_observer(&fan_out_);
   }
 
@@ -45,8 +51,11 @@ class GroupRunqueue final : public CpuRunqueue {
   bool last_preempt() const override { return h_.last_outcome().preempt; }
   Status status(EntityId id) const override { return h_.status(id); }
   int64_t remaining_request(EntityId id) const override {
-    const Rq& rq = h_.runqueue(h_.group_of(id));
-    return rq.remaining_request(rq.entity(id));
+    const auto& rq = h_.runqueue(h_.group_of(id));
+    if constexpr (requires { rq.remaining_request(rq.entity(id)); })
+      return rq.remaining_request(rq.entity(id));
+    else
+      throw Error("this runqueue keeps no requests (task " + std::to_string(id) + ")");
   }
   std::optional<Migrant<int64_t>> detach(EntityId id) override {
     if constexpr (kMigrates) {
@@ -65,7 +74,7 @@ class GroupRunqueue final : public CpuRunqueue {
     else
       throw Error("task " + std::to_string(m.se) + " cannot migrate in the exact arithmetic");
   }
-  int64_t load() const override { return h_.runqueue(reference::kRootGroup).total_weight(); }
+  int64_t load() const override { return weight_of(h_.runqueue(reference::kRootGroup)); }
   // SPEC.md §10.6: the root's h_load is its W; a group runqueue's is its parent's scaled by the
   // group entity's weight over the parent's W + 1, and a task's is its weight scaled likewise
   // over its own runqueue's W + 1 (the kernel's +1 keeps the division defined).
@@ -74,18 +83,21 @@ class GroupRunqueue final : public CpuRunqueue {
     const std::vector<reference::GroupId> up = groups_.ancestors(g);
     int64_t h = load();
     for (auto it = up.rbegin(); it != up.rend(); ++it) {
-      const Rq& parent = h_.runqueue(groups_.group(*it).parent);
-      h = h * parent.entity(reference::group_entity_id(*it)).weight / (parent.total_weight() + 1);
+      const auto& parent = h_.runqueue(groups_.group(*it).parent);
+      h = h * parent.entity(reference::group_entity_id(*it)).weight / (weight_of(parent) + 1);
     }
-    const Rq& own = h_.runqueue(g);
-    return own.entity(id).weight * h / (own.total_weight() + 1);
+    const auto& own = h_.runqueue(g);
+    return own.entity(id).weight * h / (weight_of(own) + 1);
   }
-  void set_latency_nice(EntityId id, int) override {
-    throw Error("this runqueue keeps no latency_nice (task " + std::to_string(id) + ")");
+  void set_latency_nice(EntityId id, int latency_nice) override {
+    if constexpr (requires { h_.set_latency_nice(id, latency_nice); })
+      h_.set_latency_nice(id, latency_nice);
+    else
+      throw Error("this runqueue keeps no latency_nice (task " + std::to_string(id) + ")");
   }
   void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) override {
     trace::Header header = h;
-    header.arith = std::is_same_v<Num, LinuxTime> ? Arith::Linux64 : Arith::Exact;
+    header.arith = kMigrates ? Arith::Linux64 : Arith::Exact;  // integers: Linux's 64 bits
     writers_.push_back(std::make_unique<Writer>(out, header, std::move(names), groups_));
     fan_out_.to.push_back(writers_.back().get());
   }
@@ -94,10 +106,19 @@ class GroupRunqueue final : public CpuRunqueue {
     fan_out_.to.push_back(sinks_.back().get());
   }
 
-  const reference::BasicHierarchy<Rq>& hierarchy() const { return h_; }
+  const H& hierarchy() const { return h_; }
 
  private:
   static constexpr bool kMigrates = kExactS64Lag<Num>;
+
+  // W of one level: the EEVDF runqueues' total_weight, the CFS one's load.
+  template <class Rq>
+  static int64_t weight_of(const Rq& rq) {
+    if constexpr (requires { rq.total_weight(); })
+      return rq.total_weight();
+    else
+      return rq.load();
+  }
 
   // The trace events of a hierarchy's reports: a group entity's `new` names its group.
   struct Events {
@@ -163,7 +184,7 @@ class GroupRunqueue final : public CpuRunqueue {
     }
   };
 
-  reference::BasicHierarchy<Rq> h_;
+  H h_;
   reference::TaskGroups& groups_;
   TaskGroupOf group_of_;
   FanOut fan_out_;

@@ -28,7 +28,10 @@ Machine::Machine(MachineConfig config) : config_(std::move(config)), rng_(config
     auto cpu = std::make_unique<Cpu>(
         groups_ ? make_group_cpu_runqueue(
                       config_.policy, config_.arith, config_.params, *groups_, c,
-                      [this](TaskId id) { return task_group_.at(static_cast<size_t>(id - 1)); })
+                      [this](TaskId id) { return task_group_.at(static_cast<size_t>(id - 1)); },
+                      [this](reference::GroupId g) {
+                        return cgroup_placement_->latency_nice(g, *groups_);
+                      })
                 : make_cpu_runqueue(config_.policy, config_.arith, config_.params));
     if (!config_.trace_dir.empty()) {
       const std::string path = config_.trace_dir + "/cpu" + std::to_string(c) + ".jsonl";

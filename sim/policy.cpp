@@ -1,5 +1,6 @@
 #include "sim/policy.h"
 
+#include "cfs/hierarchy.h"
 #include "cfs/runqueue.h"
 #include "optimized/runqueue.h"
 #include "reference/runqueue.h"
@@ -48,17 +49,24 @@ std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, Arith arith, const Para
   return std::make_unique<CpuRunqueueAdapter<optimized::Runqueue>>(params);
 }
 
-std::unique_ptr<CpuRunqueue> make_group_cpu_runqueue(Policy p, Arith arith, const Params& params,
-                                                     reference::TaskGroups& groups, int cpu,
-                                                     std::function<int64_t(TaskId)> group_of) {
-  if (is_cfs(p))
-    throw Error("policy " + std::string(policy_name(p)) +
-                " has no task groups in the simulator: use an EEVDF policy with --cgroup");
+std::unique_ptr<CpuRunqueue> make_group_cpu_runqueue(
+    Policy p, Arith arith, const Params& params, reference::TaskGroups& groups, int cpu,
+    std::function<int64_t(TaskId)> group_of,
+    std::function<std::optional<int>(reference::GroupId)> group_latency_nice) {
+  if (is_cfs(p)) {
+    if (arith == Arith::Exact)
+      throw Error("policy " + std::string(policy_name(p)) +
+                  " has no exact runqueue: use Linux arithmetic");
+    return std::make_unique<GroupRunqueue<cfs::Hierarchy>>(
+        params, groups, cpu, std::move(group_of),
+        cfs::CfsOptions{.latency_nice = p == Policy::CfsLatencyNice},
+        std::move(group_latency_nice));
+  }
   if (arith == Arith::Exact)
-    return std::make_unique<GroupRunqueue<reference::Runqueue>>(params, groups, cpu,
-                                                                std::move(group_of));
-  return std::make_unique<GroupRunqueue<optimized::Runqueue>>(params, groups, cpu,
-                                                              std::move(group_of));
+    return std::make_unique<GroupRunqueue<reference::BasicHierarchy<reference::Runqueue>>>(
+        params, groups, cpu, std::move(group_of));
+  return std::make_unique<GroupRunqueue<reference::BasicHierarchy<optimized::Runqueue>>>(
+      params, groups, cpu, std::move(group_of));
 }
 
 bool runqueue_takes_latency_nice(Policy p, const TaskAttrs& attrs) {

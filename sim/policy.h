@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,12 +45,14 @@ bool is_cfs(Policy p);
 /// migrate, so it suits one-CPU runs). Throws vlag::Error for a CFS policy in exact arithmetic
 /// (CFS has no exact model).
 std::unique_ptr<CpuRunqueue> make_cpu_runqueue(Policy p, Arith arith, const Params& params);
-/// CPU `cpu`'s runqueue as a hierarchy of the machine's task groups (SPEC.md §10,
-/// sim/group_runqueue.h), in `arith` as above; throws vlag::Error for a CFS policy (the CFS
-/// runqueue has no task groups here).
-std::unique_ptr<CpuRunqueue> make_group_cpu_runqueue(Policy p, Arith arith, const Params& params,
-                                                     reference::TaskGroups& groups, int cpu,
-                                                     std::function<int64_t(TaskId)> group_of);
+/// CPU `cpu`'s runqueue as a hierarchy of the machine's task groups (sim/group_runqueue.h):
+/// SPEC.md §10's for the EEVDF policies, in `arith` as above; v6.5's (cfs/hierarchy.h, SPEC.md
+/// §8.6) for the CFS policies, where cfs-latency-nice gives each group entity its group's
+/// latency_nice (`group_latency_nice`, none: 0).
+std::unique_ptr<CpuRunqueue> make_group_cpu_runqueue(
+    Policy p, Arith arith, const Params& params, reference::TaskGroups& groups, int cpu,
+    std::function<int64_t(TaskId)> group_of,
+    std::function<std::optional<int>(reference::GroupId)> group_latency_nice = {});
 
 /// The custom slice a task is created with (0: the base slice). An explicit slice_ns wins; under
 /// eevdf-latency-nice a non-zero latency_nice gives the SPEC.md §1.2 slice.

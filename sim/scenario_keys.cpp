@@ -289,7 +289,7 @@ std::vector<ScenarioKey> make_registry() {
       key("cgroup",
           "A task group (SPEC.md §10), PATH:weight=N[,latency_nice=N][,tasks=N][,workload=NAME]: "
           "cpu.weight 1..10000 (100: nice 0's 1024); the next N tasks created, or every task of "
-          "the workload, join it; repeatable",
+          "the workload, join it; repeatable; the CFS policies schedule groups as v6.5 (§8.6)",
           KeyType::PerWorkload, kComparable);  // no get: a config keeps them parsed
   cgroup.set = [](ScenarioConfig& c, const KeyValue& v) {
     for (const std::string& g : std::get<std::vector<std::string>>(v))

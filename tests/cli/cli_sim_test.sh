@@ -39,4 +39,15 @@ expect 2 "$vlag" compare --workload hogs+nothing --seconds 0.01
 expect 0 "$vlag" compare --workload hackbench+cyclictest --cpus 2 --seconds 0.05 --rows groups=1 \
   --vary policy=eevdf,cfs --repeat 2 --metrics cyclictest.max,switches --json
 python3 -c 'import json,sys; d=json.load(open("out.txt")); assert d' 
+# Task groups under the CFS policies (SPEC.md §8.6): the hogs split by group, the traces (a
+# runqueue per group) pass, and compare varies the policy with the groups in place.
+expect 0 "$vlag" sim --policy cfs --workload hogs --cpus 1 --tasks 4 --seconds 1 \
+  --cgroup a:weight=100,tasks=1 --cgroup b:weight=100,tasks=3 --trace-dir traces-cfs-cgroups
+grep -qE '^hog0 .* 50\.[0-9]+%  /a$' out.txt || { echo "FAIL: cfs cgroup shares"; cat out.txt; exit 1; }
+grep -q '"group":"/b"' traces-cfs-cgroups/cpu0.jsonl
+expect 0 "$vlag" check --no-z3 traces-cfs-cgroups/cpu0.jsonl
+expect 0 "$vlag" compare --workload hogs --cpus 2 --seconds 0.2 --set tasks=4 \
+  --set cgroup.a.tasks=1 --set cgroup.b.tasks=3 --vary policy=eevdf,cfs,cfs-latency-nice \
+  --metrics cgroup:/a.share
+grep -q "policy=cfs-latency-nice" out.txt
 echo "cli_sim: all passed"

@@ -136,6 +136,26 @@ TEST(CompareCgroups, GroupSharesFollowTheirWeights) {
                           [](const MetricTable& t) { return t.name == "cgroup:/b.share"; }));
 }
 
+TEST(CompareCgroups, PolicyVariesWithGroups) {
+  // The same cgroups under each policy: EEVDF's hierarchy (SPEC.md §10) and v6.5's CFS one
+  // (§8.6) both give cpu.weight 100 and 300 a quarter and three quarters of one CPU.
+  GridSpec spec;
+  spec.base.workload = "hogs";
+  spec.base.limit_ns = 1'000'000'000;
+  spec.base.machine.params = make_params(preset_by_name(kDefaultPreset), 250, 1);
+  spec.common = {
+      {"tasks", "2"}, {"cgroup.a.tasks", "1"}, {"cgroup.b.tasks", "1"}, {"cgroup.b.weight", "300"}};
+  spec.rows = parse_rows("");
+  spec.variants = parse_vary("policy=eevdf,cfs,cfs-latency-nice");
+  const RunResults r = run_grid(spec, 1, nullptr);
+  ASSERT_EQ(r.runs.size(), 3u);
+  for (const auto& run : r.runs) {
+    const sim::Metric* a = find(run.metrics, "cgroup:/a.share");
+    ASSERT_TRUE(a);
+    EXPECT_NEAR(a->value, 25.0, 1.0);
+  }
+}
+
 TEST(CompareCgroups, WakeupPercentilesMergeTheGroupsTasks) {
   sim::TaskSummary a, b, root;
   a.group = b.group = "/lat";

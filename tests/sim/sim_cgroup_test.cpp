@@ -4,15 +4,14 @@
 // against three in /b, with equal cpu.weight, on one CPU and on two with migrations.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
-#include <utility>
 
 #include "sim/cgroups.h"
 #include "sim/machine.h"
 #include "sim/scenario.h"
 #include "spec/error.h"
 #include "spec/properties.h"
+#include "tests/support/group_shares.h"
 #include "tests/support/machine_helpers.h"
 #include "tests/support/machine_traces.h"
 #include "tests/support/temp_dir.h"
@@ -22,13 +21,7 @@ namespace {
 
 using testing::expect_traces_pass;
 
-double share(const ScenarioResult& r, const std::string& name) {
-  for (const TaskSummary& t : r.tasks)
-    if (t.name == name)
-      return static_cast<double>(t.runtime_ns) / static_cast<double>(r.stats.end_ns);
-  ADD_FAILURE() << "no task " << name;
-  return 0;
-}
+using testing::share;
 
 ScenarioConfig one_against_three(int cpus, const std::string& trace_dir) {
   ScenarioConfig c;
@@ -81,23 +74,7 @@ TEST(SimCgroup, SharesFollowTheSharesRuleOnTwoCpusWithMigrations) {
   HogsOnCpu0 w(8);
   const MachineStats st = m.run(w, 10'000'000'000);
   EXPECT_GE(st.balance_migrations, 4);
-  std::map<std::string, int64_t> load;                  // per group, over the CPUs
-  std::map<std::pair<int, std::string>, int64_t> here;  // per CPU and group
-  for (const Task* t : w.tasks()) {
-    load[m.group_path(*t)] += 1024;
-    here[{t->cpu, m.group_path(*t)}] += 1024;
-  }
-  for (const Task* t : w.tasks()) {
-    const auto weight = [&](const std::string& g) {
-      const auto it = here.find({t->cpu, g});
-      return it == here.end() ? 0.0 : static_cast<double>(1024 * it->second / load[g]);
-    };
-    const std::string g = m.group_path(*t);
-    const double want =
-        weight(g) / (weight("/a") + weight("/b")) / static_cast<double>(here[{t->cpu, g}] / 1024);
-    EXPECT_NEAR(static_cast<double>(t->runtime_ns) / static_cast<double>(st.end_ns), want, 0.01)
-        << ids::kThmGroupShare << " " << t->attrs.name << " in " << g << " on CPU " << t->cpu;
-  }
+  testing::expect_shares_follow_the_shares_rule(m, w.tasks(), st, {{"/a", 1024}, {"/b", 1024}});
   expect_traces_pass(dir.path(), 2);
 }
 
