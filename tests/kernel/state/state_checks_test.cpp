@@ -178,6 +178,20 @@ TEST(StateChecks, AChangedPlacedLagIsCaughtAsInvPlaceLag) {
   EXPECT_EQ(tally(moved.check(), ids::kInvPlaceLag).violated, 1u);
 }
 
+// A positive saved lag found 0 at the wakeup (seen live under hackbench): DELAY_ZERO truncates a
+// positive lag when a delayed dequeue completes, which no record shows, so the capture cannot
+// tell a lost lag from that: inconclusive, not violated.
+TEST(StateChecks, APositiveSavedLagFoundZeroIsInconclusiveUnderDelayZero) {
+  History h;
+  h.records[3].tasks[0].chain[0].vlag = 0;  // its dequeue saved 950
+  const StateReport r = h.check();
+  const Tally& t = tally(r, ids::kInvPlaceLag);
+  EXPECT_EQ(t.violated, 0u);
+  EXPECT_EQ(t.inconclusive, 1u);
+  ASSERT_EQ(t.inconclusive_reasons.size(), 1u);
+  EXPECT_NE(t.inconclusive_reasons.begin()->first.find("DELAY_ZERO"), std::string::npos);
+}
+
 // The wakeup of History alone, as a capture that starts there sees it: with the blocks a wakeup
 // record carries since they were recorded — the cfs_rq's curr read at the tracepoint (task 1,
 // shown here as the group entity it would be in a hierarchy, whose vruntime no earlier record
