@@ -24,6 +24,8 @@ struct ProveArgs {
   std::string arith = "exact";
   std::string weights = "1024,3121";
   std::string slices = "0";
+  std::string groups;
+  std::string group_weights = "1024";
   std::string mutation = "none";
   std::string trace;
   int hz = 250;
@@ -64,6 +66,17 @@ prove::Options build(ProveArgs& a) {
   for (int64_t w : o.weights) validate_weight(w);
   o.slices = parse_list(a.slices, "--slices");
   for (int64_t r : o.slices) validate_slice(r);
+  if (!a.groups.empty()) {
+    o.groups.clear();
+    o.tasks = 0;
+    for (int64_t n : parse_list(a.groups, "--groups")) {
+      if (n < 1 || n > 3) throw Error("prove: each group of --groups holds 1..3 tasks");
+      o.groups.push_back(static_cast<int>(n));
+      o.tasks += static_cast<int>(n);
+    }
+    o.group_weights = parse_list(a.group_weights, "--group-weights");
+    for (int64_t w : o.group_weights) validate_weight(w);  // MIN_SHARES..MAX_SHARES
+  }
   if (a.mutation == "none")
     o.mutation = prove::Mutation::None;
   else if (a.mutation == "no-inflation")
@@ -72,8 +85,12 @@ prove::Options build(ProveArgs& a) {
     o.mutation = prove::Mutation::NoLeaveRule;
   else if (a.mutation == "no-eligibility")
     o.mutation = prove::Mutation::NoEligibility;
+  else if (a.mutation == "no-group-dequeue")
+    o.mutation = prove::Mutation::NoGroupDequeue;
   else
-    throw Error("prove: --mutate must be none, no-inflation, no-leave-rule or no-eligibility");
+    throw Error(
+        "prove: --mutate must be none, no-inflation, no-leave-rule, no-eligibility or "
+        "no-group-dequeue");
   o.induction = !a.no_induction;
   prove::validate(o);
   return o;
@@ -129,11 +146,17 @@ void add_prove_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--slices", a->slices, "Slices an entity may have (0: base slice)")
       ->capture_default_str();
+  cmd->add_option("--groups", a->groups,
+                  "A hierarchy on one CPU: tasks per group, e.g. 1,2 (--tasks is their sum)");
+  cmd->add_option("--group-weights", a->group_weights,
+                  "Shares a group may have or be given by a cpu.weight write (--groups)")
+      ->capture_default_str();
   cmd->add_option("--max-delta", a->o.max_delta_ns, "Largest run delta in ns (0: one tick)");
   cmd->add_option("--timeout", a->o.timeout_s, "Seconds (0: none)");
   cmd->add_option("--trace", a->trace, "Where to write a counterexample trace");
   cmd->add_option("--mutate", a->mutation,
-                  "Break the model on purpose: none, no-inflation, no-leave-rule, no-eligibility")
+                  "Break the model on purpose: none, no-inflation, no-leave-rule, no-eligibility, "
+                  "no-group-dequeue")
       ->capture_default_str();
   cmd->add_flag("--no-induction", a->no_induction, "BMC only");
   cmd->add_flag("--json", a->json, "Machine-readable result");

@@ -6,6 +6,7 @@
 
 #include "cli/json_envelope.h"
 #include "json/writer.h"
+#include "reference/hierarchy.h"
 
 namespace vlag::cli {
 namespace {
@@ -34,9 +35,14 @@ std::string list(const std::vector<int64_t>& xs) {
 }
 
 std::string scope(const prove::Options& o) {
+  std::vector<int64_t> sizes(o.groups.begin(), o.groups.end());
+  const std::string groups =
+      o.groups.empty() ? ""
+                       : fmt::format(" in groups of {{{}}} on one CPU, group shares {{{}}}",
+                                     list(sizes), list(o.group_weights));
   return fmt::format(
-      "{} tasks, weights {{{}}}, slices {{{}}} (0 = base {} ns), run delta <= {} ns, {}", o.tasks,
-      list(o.weights), list(o.slices), o.params.base_slice_ns(),
+      "{} tasks{}, weights {{{}}}, slices {{{}}} (0 = base {} ns), run delta <= {} ns, {}", o.tasks,
+      groups, list(o.weights), list(o.slices), o.params.base_slice_ns(),
       o.max_delta_ns > 0 ? o.max_delta_ns : o.params.tick_ns(),
       o.arith == Arith::Exact ? "exact arithmetic" : "Linux 64-bit arithmetic");
 }
@@ -49,13 +55,31 @@ std::string readable(const std::string& exact) {
   return fmt::format("{} (~{:.2f})", exact, static_cast<double>(x));
 }
 
+// A runqueue's values; a hierarchy's root (its entities the group entities), then its groups.
 std::string state_text(const prove::StateValues& st) {
-  std::string s =
-      fmt::format("      curr {}, V = {}\n", st.curr == 0 ? "none" : std::to_string(st.curr), st.V);
+  const bool root = !st.groups.empty();
+  const char* who = root ? "group entity" : "task";
+  std::string s = fmt::format("      {}curr {}, V = {}\n", root ? "root: " : "",
+                              st.curr == 0 ? "none" : std::to_string(st.curr), st.V);
   for (const prove::EntityValues& e : st.entities)
-    s += fmt::format("      task {}: {} w={} r={} v={} d={} lag={} rest={}\n", e.id, e.status,
+    s += fmt::format("      {} {}: {} w={} r={} v={} d={} lag={} rest={}\n", who, e.id, e.status,
                      e.weight, e.slice, e.v, e.d, readable(e.lag), readable(e.rest));
+  for (size_t g = 0; g < st.groups.size(); ++g)
+    s += fmt::format("      group {}:\n", g + 1) + state_text(st.groups[g]);
   return s;
+}
+
+// An operation of a counterexample, a hierarchy's group entities by their group (its creation
+// with its shares, a cpu.weight write) and a task's creation with the group it joins.
+std::string op_text(const Op& op) {
+  if (reference::is_group_entity(op.se)) {
+    const auto g = reference::group_of_entity(op.se);
+    if (op.kind == OpKind::Create) return fmt::format("create group {} shares {}", g, op.a);
+    if (op.kind == OpKind::Reweight) return fmt::format("cpu.weight of group {} := {}", g, op.a);
+  }
+  if (op.kind == OpKind::Create && op.rq != 0)
+    return fmt::format("{} in group {}", to_string(op), op.rq);
+  return to_string(op);
 }
 
 json::Object state_json(const prove::StateValues& st) {
@@ -70,7 +94,14 @@ json::Object state_json(const prove::StateValues& st) {
                      .str("d", e.d)
                      .str("lag", e.lag)
                      .str("rest", e.rest));
-  return json::Object().num("curr", st.curr).str("V", st.V).array("entities", entities);
+  json::Object out;
+  out.num("curr", st.curr).str("V", st.V).array("entities", entities);
+  if (!st.groups.empty()) {
+    json::Array groups;
+    for (const prove::StateValues& g : st.groups) groups.add(state_json(g));
+    out.array("groups", groups);
+  }
+  return out;
 }
 
 // The result on the lattice of SPEC.md §6.3, with the counterexample as its finding.
@@ -149,7 +180,7 @@ std::string text_report(const prove::Options& o, const prove::Result& r, const s
                        c.promised ? "" : ", expected: the preset does not promise it (SPEC.md §6)",
                        stats);
       for (size_t i = 0; i < c.ops.size(); ++i)
-        s += fmt::format("  {:>3}  {}{}\n", i, to_string(c.ops[i]),
+        s += fmt::format("  {:>3}  {}{}\n", i, op_text(c.ops[i]),
                          static_cast<int>(i) == c.violated_step ? "   <- " + o.invariant : "");
       s += "  " + c.detail + "\n";
       if (!c.lag_reached.empty()) s += "  lag reached: " + c.lag_reached + "\n";
@@ -179,7 +210,7 @@ std::string json_report(const prove::Options& o, const prove::Result& r, const s
       .str("note", r.note);
   if (r.cex) {
     json::Array ops;
-    for (const Op& op : r.cex->ops) ops.add_string(to_string(op));
+    for (const Op& op : r.cex->ops) ops.add_string(op_text(op));
     out.object("counterexample", json::Object()
                                      .array("ops", ops)
                                      .num("violated_step", r.cex->violated_step)
@@ -210,9 +241,12 @@ std::string list_text() {
     const char* induction = p.prove.induction == Induction::Always          ? "always"
                             : p.prove.induction == Induction::WherePromised ? "where-promised"
                                                                             : "never";
-    out += fmt::format("{:<20} §{:<3} {:<7} {:<15} {:<14} {}\n", p.id, p.section,
-                       p.prove.steady ? "steady" : "any", induction,
-                       p.prove.linux64 ? "exact,linux64" : "exact", by.empty() ? "-" : by);
+    out +=
+        fmt::format("{:<20} §{:<3} {:<7} {:<15} {:<14} {}\n", p.id, p.section,
+                    p.prove.steady   ? "steady"
+                    : p.prove.groups ? "groups"
+                                     : "any",
+                    induction, p.prove.linux64 ? "exact,linux64" : "exact", by.empty() ? "-" : by);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "prove/group_replay.h"
 #include "reference/invariants.h"
 #include "reference/runqueue.h"
 #include "rules/invariants.h"
@@ -38,6 +39,7 @@ std::string lag_figure(const Runqueue& rq, bool linux) {
 }  // namespace
 
 Replay replay(const Options& o, const std::vector<Op>& ops, bool steady) {
+  if (!o.groups.empty()) return replay_groups(o, ops);
   Runqueue rq(o.params);
   reference::History history;  // the judge's own record of the operations (INV-NEXT-BUDDY)
   Replay out;
@@ -67,6 +69,7 @@ Replay replay(const Options& o, const std::vector<Op>& ops, bool steady) {
 }
 
 void write_trace(const Options& o, const std::vector<Op>& ops, std::ostream& out) {
+  if (!o.groups.empty()) return write_group_trace(o, ops, out);
   trace::Header h;
   h.producer = "vlag prove --invariant " + o.invariant;
   h.params = o.params;

@@ -17,8 +17,7 @@
 #include "reference/hierarchy.h"
 #include "sim/cpu_runqueue.h"
 #include "spec/arith.h"
-#include "trace/observer.h"
-#include "trace/writer.h"
+#include "trace/hierarchy_writer.h"
 
 namespace vlag::sim {
 
@@ -98,7 +97,8 @@ class GroupRunqueue final : public CpuRunqueue {
   void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) override {
     trace::Header header = h;
     header.arith = kMigrates ? Arith::Linux64 : Arith::Exact;  // integers: Linux's 64 bits
-    writers_.push_back(std::make_unique<Writer>(out, header, std::move(names), groups_));
+    writers_.push_back(
+        std::make_unique<trace::HierarchyWriter<Num>>(out, header, std::move(names), groups_));
     fan_out_.to.push_back(writers_.back().get());
   }
   void report_to(trace::EventSink& sink, int cpu) override {
@@ -120,43 +120,6 @@ class GroupRunqueue final : public CpuRunqueue {
       return rq.load();
   }
 
-  // The trace events of a hierarchy's reports: a group entity's `new` names its group.
-  struct Events {
-    const reference::TaskGroups& groups;
-    trace::Event declaration(const reference::RunqueueDeclaration& d) const {
-      trace::Event e;
-      e.t = d.t;
-      e.kind = trace::EventKind::Runqueue;
-      e.rq = d.rq;
-      e.cpu = d.cpu;
-      e.group = d.group;
-      e.parent = d.parent;
-      e.se = d.se;
-      return e;
-    }
-    trace::Event step(const StepReport<Num>& r, const trace::TaskNames& names) const {
-      trace::Event e = trace::trace_event(r, names);
-      if (e.kind == trace::EventKind::New && e.se && reference::is_group_entity(*e.se))
-        e.group = groups.group(reference::group_of_entity(*e.se)).path;
-      return e;
-    }
-  };
-
-  struct Writer final : reference::HierarchyObserver<Num> {
-    Writer(std::ostream& out, const trace::Header& h, trace::TaskNames n,
-           const reference::TaskGroups& g)
-        : writer(out), names(std::move(n)), events{g} {
-      writer.header(h);
-    }
-    void on_runqueue(const reference::RunqueueDeclaration& d) override {
-      writer.event(events.declaration(d));
-    }
-    void on_step(const StepReport<Num>& r) override { writer.event(events.step(r, names)); }
-    trace::Writer writer;
-    trace::TaskNames names;
-    Events events;
-  };
-
   struct Sink final : reference::HierarchyObserver<Num> {
     Sink(trace::EventSink& s, int c, const reference::TaskGroups& g) : sink(s), cpu(c), events{g} {}
     void on_runqueue(const reference::RunqueueDeclaration& d) override {
@@ -171,7 +134,7 @@ class GroupRunqueue final : public CpuRunqueue {
     }
     trace::EventSink& sink;
     int cpu;
-    Events events;
+    trace::HierarchyEvents events;
   };
 
   struct FanOut final : reference::HierarchyObserver<Num> {
@@ -188,7 +151,7 @@ class GroupRunqueue final : public CpuRunqueue {
   reference::TaskGroups& groups_;
   TaskGroupOf group_of_;
   FanOut fan_out_;
-  std::vector<std::unique_ptr<Writer>> writers_;
+  std::vector<std::unique_ptr<trace::HierarchyWriter<Num>>> writers_;
   std::vector<std::unique_ptr<Sink>> sinks_;
 };
 

@@ -7,12 +7,12 @@
 
 #include <z3++.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <thread>
 
-#include "smt/detail/decode.h"
-#include "smt/detail/properties.h"
+#include "smt/detail/system.h"
 #include "spec/error.h"
 
 namespace vlag::smt {
@@ -20,6 +20,16 @@ namespace {
 
 using namespace detail;
 using Clock = std::chrono::steady_clock;
+
+// The weights any term may multiply or divide by: the tasks' and, in a hierarchy, the groups'.
+std::vector<int64_t> weight_set(const Options& o) {
+  if (o.groups.empty()) return o.weights;
+  std::vector<int64_t> ws = o.weights;
+  ws.insert(ws.end(), o.group_weights.begin(), o.group_weights.end());
+  std::sort(ws.begin(), ws.end());
+  ws.erase(std::unique(ws.begin(), ws.end()), ws.end());
+  return ws;
+}
 
 // Interrupts the solver on Ctrl-C (stop) or when the time budget is spent. Once either has
 // happened it keeps interrupting until the search ends: an interrupt that lands between two
@@ -72,11 +82,11 @@ class Prover {
          std::atomic<bool>* stop)
       : o_(o),
         progress_(progress),
-        num_(ctx_, o.arith, o.weights),
-        model_(num_, o),
+        num_(ctx_, o.arith, weight_set(o)),
         watchdog_(ctx_, o.timeout_s, stop) {
     for (const auto& inv : invariants())
       if (inv.id == o.invariant) info_ = inv;
+    system_ = make_system(num_, o, info_.steady);
     // The lag bounds are inductive (with L-STEADY) where the preset promises them; elsewhere BMC
     // looks for the counterexample SPEC.md §6 expects, and L-STEADY is no claim there.
     if (property(info_.id).prove.induction == Induction::WherePromised)
@@ -125,12 +135,11 @@ class Prover {
     return r;
   }
 
-  // The violation of step b → a: the invariant, or the lemma (the structural domain at least)
-  // that later steps assume. The quotients it defines are asserted for good, outside the push:
-  // they are functions of the state, so they constrain nothing else.
-  z3::expr violation(z3::solver& s, const SymState& b, const Choice& c, const SymState& a) {
-    z3::expr v = bad(model_, o_.invariant, b, c, a);
-    v = v || !lemma(model_, o_.invariant, a);
+  // The violation of a step: the invariant, or the lemma (the structural domain at least) that
+  // later steps assume. The quotients it defines are asserted for good, outside the push: they
+  // are functions of the state, so they constrain nothing else.
+  z3::expr violation(z3::solver& s, const SysStep& st, const SysState& a) {
+    const z3::expr v = st.bad || !system_->lemma(a);
     add_definitions(s);
     return v;
   }
@@ -138,14 +147,21 @@ class Prover {
   // One unrolling: the BMC one from creation (s…) or the induction one from any state (t…).
   struct Unrolling {
     z3::solver solver;
-    SymState first, last;
-    std::vector<Choice> steps;
+    SysState first, last;
+    std::vector<SysChoice> steps;
     int scope;
+  };
+
+  // The last step added to an unrolling: from `before` by `choice`, and its violation.
+  struct LastStep {
+    SysState before;
+    SysChoice choice;
+    z3::expr bad;
   };
 
   Unrolling unrolling(unsigned scope) {
     num_.set_scope(scope);
-    const SymState first = fresh_state(num_, o_.tasks, scope == 0 ? "s0" : "t0");
+    const SysState first = system_->fresh(scope == 0 ? "s0" : "t0");
     // Linux64 is pure bit-vector logic: QF_BV gives Z3's incremental SAT solver, which
     // bit-blasts, instead of its general SMT core.
     z3::solver solver = num_.exact() ? z3::solver(ctx_) : z3::solver(ctx_, "QF_BV");
@@ -163,29 +179,15 @@ class Prover {
 
   Unrolling base() {
     Unrolling u = unrolling(0);
-    u.solver.add(model_.initial(u.first));
-    // Symmetry breaking: the model treats task ids alike (ties go by insertion order, not id),
-    // so a schedule of tasks created in any order is one of tasks created in (weight, slice)
-    // order, renamed. Not for the steady driver: it enqueues in id order, which would then
-    // always be weight order.
-    for (int i = 0; !info_.steady && i + 1 < o_.tasks; ++i) {
-      const SymEntity &x = u.first.e[i], &y = u.first.e[i + 1];
-      u.solver.add(x.w <= y.w && z3::implies(x.w == y.w, num_.le(x.r, y.r)));
-    }
-    if (info_.steady) {  // every entity joins at zero lag before the first decision
-      SymState joined = u.first;
-      for (int i = 0; i < o_.tasks; ++i) joined = model_.enqueue_entity(joined, i);
-      u.last = fresh_state(num_, o_.tasks, "s0j");
-      u.solver.add(equal(u.last, joined));
-      add_definitions(u.solver);
-    }
+    u.solver.add(system_->creation(u.first, u.last));
+    add_definitions(u.solver);
     return u;
   }
 
   Unrolling step() {
     Unrolling u = unrolling(1);
-    u.solver.add(lemma(model_, o_.invariant, u.first));
-    if (is_state_invariant(o_.invariant)) u.solver.add(!bad_state(model_, o_.invariant, u.first));
+    u.solver.add(system_->lemma(u.first));
+    u.solver.add(!system_->bad_state(u.first));
     add_definitions(u.solver);
     return u;
   }
@@ -195,28 +197,28 @@ class Prover {
   z3::check_result extend(Unrolling& u, int k, const char* phase) {
     num_.set_scope(u.scope);
     const std::string tag = (u.scope == 0 ? "s" : "t") + std::to_string(k);
-    const Choice ch = model_.fresh_choice("c" + tag);
-    const SymState next = fresh_state(num_, o_.tasks, tag);
-    u.solver.add(info_.steady ? model_.steady_transition(u.last, ch, next)
-                              : model_.transition(u.last, ch, next));
-    const z3::expr v = violation(u.solver, u.last, ch, next);
+    const SysChoice ch = system_->fresh_choice("c" + tag);
+    const SysState next = system_->fresh(tag);
+    const SysStep st = system_->step(u.last, ch, next);
+    u.solver.add(st.relation);
+    const z3::expr v = violation(u.solver, st, next);
     u.solver.push();
     u.solver.add(v);
     const z3::check_result res = u.solver.check();
     report(u.solver, k, phase);
     if (res != z3::unsat) {
-      const SymState before = u.last;
+      const SysState before = u.last;
       u.steps.push_back(ch);
       u.last = next;
-      if (res == z3::sat) model_step_ = {before, ch};
+      if (res == z3::sat) last_step_.emplace(LastStep{before, ch, st.bad});
       return res;
     }
     u.solver.pop();
     // What step k established holds from here on: the induction hypothesis (k-induction), and a
     // hint that speeds up the deeper BMC depths (the lemma, the structural domain at least, was
     // part of the violation just refuted: checked, not merely assumed).
-    u.solver.add(!bad(model_, o_.invariant, u.last, ch, next));
-    u.solver.add(lemma(model_, o_.invariant, next));
+    u.solver.add(!st.bad);
+    u.solver.add(system_->lemma(next));
     add_definitions(u.solver);
     u.steps.push_back(ch);
     u.last = next;
@@ -255,15 +257,14 @@ class Prover {
         continue;
       }
       const z3::model m = t->solver.get_model();
-      r.induction_step = {state_values(num_, m, model_step_.first),
-                          step_text(num_, m, model_step_.second, info_.steady),
-                          state_values(num_, m, t->last)};
+      r.induction_step = {system_->values(m, last_step_->before),
+                          system_->step_text(m, last_step_->choice), system_->values(m, t->last)};
       r.note = "k-induction did not close up to k = " + std::to_string(k) +
                ": the failing induction step is `" + r.induction_step->op +
                "` from a state that keeps the invariant for k steps but is not reachable";
       t->solver.pop();
-      t->solver.add(!bad(model_, o_.invariant, model_step_.first, model_step_.second, t->last));
-      t->solver.add(lemma(model_, o_.invariant, t->last));
+      t->solver.add(!last_step_->bad);
+      t->solver.add(system_->lemma(t->last));
       add_definitions(t->solver);
     }
     r.verdict = Verdict::Held;
@@ -273,10 +274,7 @@ class Prover {
 
   Result found(Result r, Unrolling& b, int k) {
     const z3::model m = b.solver.get_model();
-    const auto& [before, ch] = model_step_;
-    num_.set_scope(0);
-    const z3::expr again = bad(model_, o_.invariant, before, ch, b.last);
-    const bool shown = m.eval(again, true).is_true();
+    const bool shown = m.eval(last_step_->bad, true).is_true();
     // An interrupt during the evaluation leaves it unfinished: not evidence either way.
     if (watchdog_.reason()) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
     if (!shown) {
@@ -289,7 +287,7 @@ class Prover {
     r.verdict = Verdict::Counterexample;
     r.depth = k;
     Counterexample c;
-    c.ops = decode(num_, m, b.first, b.steps, info_.steady);
+    c.ops = system_->decode(m, b.first, b.steps);
     if (watchdog_.reason()) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
     c.violated_step = static_cast<int>(c.ops.size()) - 1;
     c.promised = promised_by(o_.params.preset, o_.invariant);
@@ -302,13 +300,12 @@ class Prover {
   const std::function<void(const Progress&)>& progress_;
   z3::context ctx_;
   Numbers num_;
-  Model model_;
+  std::unique_ptr<System> system_;
   InvariantInfo info_;
   Clock::time_point start_ = Clock::now();
   Figures last_;
-  std::pair<SymState, Choice> model_step_{fresh_state(num_, 1, "unused"),
-                                          model_.fresh_choice("unused")};
-  int held_depth_ = 0;  // the deepest BMC depth refuted so far
+  std::optional<LastStep> last_step_;  // the last step that a check found satisfiable
+  int held_depth_ = 0;                 // the deepest BMC depth refuted so far
   Watchdog watchdog_;
 };
 
@@ -318,11 +315,39 @@ const std::vector<InvariantInfo>& invariants() {
   static const std::vector<InvariantInfo> all = [] {
     std::vector<InvariantInfo> out;
     for (const Property& p : properties())
-      if (p.prove.bmc) out.push_back({p.id, p.prove.induction != Induction::Never, p.prove.steady});
+      if (p.prove.bmc)
+        out.push_back(
+            {p.id, p.prove.induction != Induction::Never, p.prove.steady, p.prove.groups});
     return out;
   }();
   return all;
 }
+
+namespace {
+
+void validate_groups(const Options& o) {
+  const Property& p = property(o.invariant);
+  if (o.groups.empty()) {
+    if (p.prove.groups)
+      throw Error("prove: " + o.invariant + " is a hierarchy's: it needs --groups");
+    return;
+  }
+  if (o.groups.size() > 3) throw Error("prove: --groups names at most 3 groups");
+  int sum = 0;
+  for (int n : o.groups) {
+    if (n < 1 || n > 3) throw Error("prove: each group of --groups holds 1..3 tasks");
+    sum += n;
+  }
+  if (o.tasks != sum) throw Error("prove: --tasks must be the sum of --groups");
+  if (p.prove.steady)
+    throw Error("prove: " + o.invariant +
+                " is judged over the steady driver of one runqueue, "
+                "not over --groups");
+  if (o.arith != Arith::Exact) throw Error("prove: --groups is encoded in exact arithmetic only");
+  if (o.group_weights.empty()) throw Error("prove: --group-weights needs at least one value");
+}
+
+}  // namespace
 
 void validate(const Options& o) {
   bool known = false;
@@ -333,6 +358,7 @@ void validate(const Options& o) {
     throw Error("prove: unknown invariant '" + o.invariant + "' (one of " + names + ")");
   }
   if (o.tasks < 1 || o.tasks > 6) throw Error("prove: --tasks must be in 1..6");
+  validate_groups(o);
   if (o.depth < 1 || o.depth > 64) throw Error("prove: --depth must be in 1..64");
   if (o.weights.empty() || o.slices.empty())
     throw Error("prove: --weights and --slices need at least one value");

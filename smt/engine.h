@@ -22,9 +22,10 @@ namespace vlag::smt {
 /// A deliberate break of one operation, to show that a proof depends on it (never the default).
 enum class Mutation : uint8_t {
   None,
-  NoInflation,    // §4.3 step 2 without the (W + w)/W factor
-  NoLeaveRule,    // §3 without TR eq. 18 on a leave
-  NoEligibility,  // §4.4 picking the earliest deadline whether eligible or not
+  NoInflation,     // §4.3 step 2 without the (W + w)/W factor
+  NoLeaveRule,     // §3 without TR eq. 18 on a leave
+  NoEligibility,   // §4.4 picking the earliest deadline whether eligible or not
+  NoGroupDequeue,  // §10.2 a group entity left queued when its runqueue empties (--groups)
 };
 
 struct Options {
@@ -36,6 +37,10 @@ struct Options {
   std::vector<int64_t> weights = {1024, 3121};  // values a weight may take (creation, reweight)
   std::vector<int64_t> slices = {0};            // 0: the base slice; others: custom slices
   int64_t max_delta_ns = 0;                     // run δ ≤ this; 0: one tick
+  // A hierarchy (SPEC.md §10) on one CPU: groups[g] tasks in group g + 1, each group's entity on
+  // the root runqueue; `tasks` is then their sum. Empty: one runqueue of `tasks` tasks.
+  std::vector<int> groups;
+  std::vector<int64_t> group_weights = {1024};  // values a group's shares S_G may take
   double timeout_s = 0;                         // 0: none
   bool induction = true;                        // k-induction where the invariant allows it
   Mutation mutation = Mutation::None;
@@ -70,7 +75,8 @@ struct EntityValues {
 struct StateValues {
   EntityId curr = 0;  // 0: none
   std::string V;
-  std::vector<EntityValues> entities;
+  std::vector<EntityValues> entities;  // in a hierarchy's root: the group entities, id = group
+  std::vector<StateValues> groups;     // a hierarchy's group runqueues, group 1 first
 };
 
 /// The failing step of an induction that did not close: from `before`, which keeps the
@@ -109,6 +115,7 @@ struct InvariantInfo {
   std::string id;
   bool inductive = false;
   bool steady = false;  // judged over the steady-system driver (pick, run) of SPEC.md §6
+  bool groups = false;  // a hierarchy's own ID: searched over Options::groups only
 };
 const std::vector<InvariantInfo>& invariants();
 

@@ -1,5 +1,5 @@
-// The property registry: one row per ID of SPEC.md §6, §6.1, §6.2, §8.5 and §10.5 — its section, its
-// kind, where it is promised (a function of the preset and of the situation it is judged in),
+// The property registry: one row per ID of SPEC.md §6, §6.1, §6.2, §8.5 and §10.5 — its section,
+// its kind, where it is promised (a function of the preset and of the situation it is judged in),
 // and which parts of vlag judge it: the reference's invariants, `vlag check` on exact and on
 // Linux-arithmetic traces, `vlag kernel`, and `vlag prove` (symbolic form, k-induction, the
 // 64-bit encoding). Code names an ID through the constants in vlag::ids, and asks the registry
@@ -100,6 +100,7 @@ struct ProveSupport {
   Induction induction = Induction::Never;
   bool linux64 = false;  // also encoded in Linux 64-bit arithmetic (--arith linux64)
   bool steady = false;   // judged over the steady driver (pick, run) at decision points
+  bool groups = false;   // a hierarchy's own (SPEC.md §10.5): searched over --groups only
 };
 
 /// Which parts of vlag judge an ID.
@@ -167,6 +168,7 @@ inline constexpr ProveSupport kNoProof{};
 inline constexpr ProveSupport kProved{true, Induction::Always, false, false};
 inline constexpr ProveSupport kProved64{true, Induction::Always, true, false};
 inline constexpr ProveSupport kSteady{true, Induction::WherePromised, true, true};
+inline constexpr ProveSupport kGroups{true, Induction::Always, false, false, true};
 
 constexpr Property snapshot_check(const char* id) {
   return {.id = id,
@@ -284,13 +286,13 @@ inline constexpr Property kProperties[] = {
      .note = "every group entity of a hierarchy (reference/hierarchy.h); on a trace, at the end "
              "of every instant, not in windows",
      .judged = {.reference = true, .checker = CheckerRole::Verdict, .linux64 = true},
-     .fixture = "inv-group-queued.jsonl"},
+     .prove = registry::kGroups, .fixture = "inv-group-queued.jsonl"},
     {.id = ids::kInvGroupShares, .section = "10.5", .kind = PropertyKind::StepInvariant,
      .promise = registry::everywhere,
      .note = "the group entities an operation updated, instantaneous form (10.3); on a trace, "
              "one CPU's, with S_G the weight of the group entity's `new`",
      .judged = {.reference = true, .checker = CheckerRole::Verdict, .linux64 = true},
-     .fixture = "inv-group-shares.jsonl"},
+     .prove = registry::kGroups, .fixture = "inv-group-shares.jsonl"},
     {.id = ids::kThmGroupShare, .section = "10.5", .kind = PropertyKind::Theorem,
      .promise = registry::everywhere,
      .note = "CPU-bound tasks from t = 0 on one CPU, within (levels + 1) THM-SHARE bounds; "

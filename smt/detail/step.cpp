@@ -580,10 +580,15 @@ z3::expr Model::transition(const SymState& s, const Choice& ch, const SymState& 
   r = r && z3::implies(kind(OpKind::Run), equal(next, update_curr(s, ch.delta)));
   r = r && z3::implies(kind(OpKind::Tick), equal(next, update_curr(s, num_.zero())));
   r = r && z3::implies(kind(OpKind::Yield), s.curr != 0 && equal(next, yield_task(s)));
-  for (const z3::expr& d : num_.take_definitions()) r = r && d;
-  for (const z3::expr& d : extra_defs_) r = r && d;
-  extra_defs_.clear();
+  for (const z3::expr& d : take_definitions()) r = r && d;
   return r;
+}
+
+std::vector<z3::expr> Model::take_definitions() {
+  std::vector<z3::expr> out = num_.take_definitions();
+  out.insert(out.end(), extra_defs_.begin(), extra_defs_.end());
+  extra_defs_.clear();
+  return out;
 }
 
 z3::expr Model::steady_transition(const SymState& s, const Choice& ch, const SymState& next) {
@@ -610,9 +615,7 @@ z3::expr Model::steady_transition(const SymState& s, const Choice& ch, const Sym
   z3::expr r = picked.curr != 0 && run && equal(next, update_curr(picked, ch.delta)) &&
                ch.kind == step_code(OpKind::Run) && ch.target == 1;
   for (const z3::expr& d : defs) r = r && d;
-  for (const z3::expr& d : num_.take_definitions()) r = r && d;
-  for (const z3::expr& d : extra_defs_) r = r && d;
-  extra_defs_.clear();
+  for (const z3::expr& d : take_definitions()) r = r && d;
   return r;
 }
 

@@ -76,6 +76,11 @@ class Model {
   z3::expr protect_slice(const SymState& s);
   z3::expr entity_lag(const SymState& s, int i, const z3::expr& V);
   z3::expr clamp_limit(const SymState& s, const SymEntity& x);
+  /// §10.2 put_prev_entity: curr returns to the tree (a hierarchy's level that stops running).
+  SymState put_prev_entity(const SymState& s);
+  /// The side conditions the terms built since the last call rely on (the quotients, the
+  /// unrolled pick's materialized states): a relation over those terms must include them.
+  std::vector<z3::expr> take_definitions();
 
   z3::expr base_slice() { return num_.lit(base_); }
   z3::expr tick() { return num_.lit(tick_); }
@@ -86,7 +91,6 @@ class Model {
   SymState leave(const SymState& s, int i);
   SymState join(const SymState& s, int i);
   SymState insert(const SymState& s, int i);
-  SymState put_prev_entity(const SymState& s);
   SymState set_next_entity(const SymState& s, int i);
   z3::expr clear_buddy(const SymState& s, int i);
   SymState finish_delayed_dequeue(const SymState& s, int i);
