@@ -34,8 +34,8 @@ class GroupSystem final : public System {
         o_(o),
         task_opts_(level_options(o, false)),
         root_opts_(level_options(o, true)),
-        tasks_(num, task_opts_),
-        root_(num, root_opts_),
+        tasks_(num, task_opts_, "mg"),
+        root_(num, root_opts_, "mr"),
         min_slice_rule_(o.params.preset.wakeup == WakeupRule::ShortV1 ||
                         o.params.preset.wakeup == WakeupRule::ShortV2) {
     int first = 1;
@@ -106,6 +106,9 @@ class GroupSystem final : public System {
       level(y, g, ctx.bool_val(true), OpKind::Yield, 0, tasks_.yield_task(q), c.op);
       add(kind(OpKind::Yield) && root.curr == g, q.curr != 0, y);
     }
+    z3::expr runs = ctx.bool_val(false);  // a task runs: the one that yields
+    for (int h = 1; h <= groups(); ++h) runs = runs || task_runs(s, h);
+    rel = rel && z3::implies(kind(OpKind::Yield), runs);
     add(kind(OpKind::Pick), ctx.bool_val(true), pick(s));
     add(kind(OpKind::Run), ctx.bool_val(true), charge(s, c.op.delta, false));
     add(kind(OpKind::Tick), ctx.bool_val(true), charge(s, num_.zero(), true));
@@ -125,15 +128,16 @@ class GroupSystem final : public System {
     return r;
   }
 
-  // Each level's lemmas (the flat ones of the ID, its domain at least), and the structure of
-  // the hierarchy: INV-GROUP-QUEUED, the one-CPU shares rule (w = S_G while the group runqueue
-  // is non-empty), and a group runqueue runs only while the root runs its group entity.
+  // Each level's lemmas (the flat ones of the ID, its domain at least, and L-SEQ-DISTINCT:
+  // without it a group runqueue's pick may find nothing and dequeue its group entity), and the
+  // structure of the hierarchy: INV-GROUP-QUEUED, the one-CPU shares rule (w = S_G while the
+  // group runqueue is non-empty), and a group runs only while the root runs its group entity.
   z3::expr lemma(const SysState& s) override {
-    z3::expr r = detail::lemma(root_, o_.invariant, s.rq[0]);
+    z3::expr r = detail::lemma(root_, o_.invariant, s.rq[0]) && distinct_insertions(s.rq[0]);
     for (int g = 1; g <= groups(); ++g) {
       const SymState& q = s.rq[g];
       const SymEntity& ge = s.rq[0].e[g - 1];
-      r = r && detail::lemma(tasks_, o_.invariant, q) &&
+      r = r && detail::lemma(tasks_, o_.invariant, q) && distinct_insertions(q) &&
           in_set(s.shares[g - 1], o_.group_weights) && (ge.st == kQueued) == queue_nonempty(q) &&
           z3::implies(queue_nonempty(q), ge.w == s.shares[g - 1]) &&
           z3::implies(q.curr != 0, s.rq[0].curr == g);
@@ -253,7 +257,7 @@ class GroupSystem final : public System {
     const int code = is_step(k) ? step_code(k) : kStepCount;
     const Choice ch{num_.small(code), num_.small(target + 1), args.delta, args.weight, args.slice,
                     args.sleep};
-    if (!hierarchy_id())
+    if (!hierarchy_id() && can_violate(o_.invariant, k))
       w.bad = w.bad || (when && detail::bad(model(l), o_.invariant, before, ch, after));
     w.cur.rq[static_cast<size_t>(l)] = select(when, after, before);
   }

@@ -148,6 +148,14 @@ z3::expr delay_bad(Model& m, const SymState& b, const Choice& ch, const SymState
 
 }  // namespace
 
+z3::expr distinct_insertions(const SymState& s) {
+  z3::expr r = s.curr.ctx().bool_val(true);
+  for (int i = 0; i < s.n(); ++i)
+    for (int j = i + 1; j < s.n(); ++j)
+      r = r && z3::implies(queued(s.e[i]) && queued(s.e[j]), s.e[i].seq != s.e[j].seq);
+  return r;
+}
+
 bool is_state_invariant(const std::string& id) {
   const Property& p = property(id);
   return p.kind == PropertyKind::StateInvariant || p.prove.steady;
@@ -160,6 +168,14 @@ z3::expr bad_state(Model& m, const std::string& id, const SymState& s) {
   if (id == ids::kThmLagBound) return lag_bound_bad(m, s, false);
   if (id == ids::kThmLagBoundLinux) return lag_bound_bad(m, s, true);
   return s.curr.ctx().bool_val(false);
+}
+
+bool can_violate(const std::string& id, OpKind k) {
+  if (is_state_invariant(id) || id == ids::kInvLagClamp || id == ids::kInvDelay) return true;
+  if (id == ids::kInvPlaceLag) return k == OpKind::Enqueue;
+  if (id == ids::kInvReweight) return k == OpKind::Reweight;
+  if (id == ids::kInvPickEligible || id == ids::kInvPickEdf) return k == OpKind::Pick;
+  return false;
 }
 
 z3::expr bad(Model& m, const std::string& id, const SymState& b, const Choice& ch,
@@ -197,9 +213,7 @@ z3::expr lemma(Model& m, const std::string& id, const SymState& s) {
     // one). Pick orders ties of deadline by seq; with two equal seqs and equal deadlines no tree
     // entity is "least" and pick_eevdf would return none although an eligible entity exists
     // (INV-ELIGIBLE-EXISTS, which needs no lemma: the division-free form holds for min v).
-    for (int i = 0; i < s.n(); ++i)
-      for (int j = i + 1; j < s.n(); ++j)
-        r = r && z3::implies(queued(s.e[i]) && queued(s.e[j]), s.e[i].seq != s.e[j].seq);
+    r = r && distinct_insertions(s);
   }
   if (id == ids::kThmLagBound || id == ids::kThmLagBoundLinux) {
     // L-STEADY: under the steady driver every entity stays in Q (none sleeps or is delayed) and

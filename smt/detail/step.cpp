@@ -11,14 +11,15 @@ z3::expr id_val(Numbers& num, int i) { return num.small(i + 1); }
 
 }  // namespace
 
-Model::Model(Numbers& num, const Options& o)
+Model::Model(Numbers& num, const Options& o, std::string name)
     : num_(num),
       o_(o),
       p_(o.params.preset),
       tick_(o.params.tick_ns()),
       base_(o.params.base_slice_ns()),
       base_norm_(o.params.base_slice_norm_ns()),
-      max_delta_(o.max_delta_ns > 0 ? o.max_delta_ns : o.params.tick_ns()) {}
+      max_delta_(o.max_delta_ns > 0 ? o.max_delta_ns : o.params.tick_ns()),
+      name_(std::move(name)) {}
 
 // ---------------------------------------------------------------------------------------------
 // Choices, creation and the structural domain
@@ -380,7 +381,7 @@ SymState Model::set_next_entity(const SymState& s, int i) {
 }
 
 SymState Model::materialize(const SymState& s, z3::expr_vector& defs) {
-  SymState m = fresh_state(num_, s.n(), "m!" + std::to_string(materialized_++));
+  SymState m = fresh_state(num_, s.n(), name_ + "!" + std::to_string(materialized_++));
   defs.push_back(equal(m, s));
   return m;
 }

@@ -39,7 +39,8 @@ struct Choice {
 
 class Model {
  public:
-  Model(Numbers& num, const Options& o);
+  /// `name` keeps the constants it makes apart from another model's in the same solver.
+  Model(Numbers& num, const Options& o, std::string name = "m");
 
   Numbers& num() { return num_; }
   const Options& options() const { return o_; }
@@ -106,6 +107,7 @@ class Model {
   const Preset& p_;
   int64_t tick_, base_, base_norm_;
   int64_t max_delta_;
+  std::string name_;
   int materialized_ = 0;
   std::vector<z3::expr> extra_defs_;
 };
