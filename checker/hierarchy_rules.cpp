@@ -40,8 +40,10 @@ void HierarchyRules::before(int64_t t) {
 void HierarchyRules::after(const trace::Event& e, int64_t line, int64_t index) {
   if (e.kind == EventKind::Runqueue && e.parent && e.se)
     groups_.push_back({e.rq, *e.parent, *e.se, e.group});
-  // A group entity's `new` names `se` and its group, and gives S_G as its weight (TRACE.md §7).
-  if (e.kind == EventKind::New && e.se && !e.task && !e.group.empty())
+  // A group entity's `new` names `se` and its group, and gives S_G as its weight; so does a
+  // `reweight` of it that names its group: a write of the group's cpu.weight (TRACE.md §7).
+  if ((e.kind == EventKind::New || e.kind == EventKind::Reweight) && e.se && !e.task &&
+      !e.group.empty())
     created_weight_[{e.rq, *e.se}] = e.weight;
   pending_ = true;
   instant_ = e.t;
@@ -143,7 +145,8 @@ void HierarchyRules::judge_shares(const Group& g, const ViewEntity& ge, const Vi
   Violation v = violation_at(
       ids::kInvGroupShares, file_, line_, index_,
       fmt::format("group {}: its entity {} on rq {} has weight {} where the shares rule "
-                  "on one CPU gives S_G = {} (the weight of its `new`; load {})",
+                  "on one CPU gives S_G = {} (the weight of its `new` or last cpu.weight "
+                  "write; load {})",
                   g.path, g.se, g.parent, ge.weight, want, load),
       std::move(w));
   v.rq = g.rq;

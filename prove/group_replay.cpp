@@ -3,46 +3,16 @@
 #include <map>
 #include <optional>
 
-#include "reference/hierarchy_invariants.h"
-#include "spec/error.h"
+#include "reference/group_driver.h"
 #include "trace/hierarchy_writer.h"
 
 namespace vlag::prove {
 namespace {
 
-using reference::GroupId;
+using reference::GroupDriver;
 using reference::Hierarchy;
 using reference::Runqueue;
 using reference::Violation;
-
-// One CPU's hierarchy and its task groups, driven by a counterexample's operations.
-class Driver {
- public:
-  explicit Driver(const Options& o) : groups_(1), h_(o.params, groups_) {}
-
-  void apply(const Op& op) {
-    if (op.kind == OpKind::Create && reference::is_group_entity(op.se)) {
-      const GroupId g = reference::group_of_entity(op.se);
-      if (groups_.add("/g" + std::to_string(g), op.a) != g)
-        throw Error("prove: the groups of a counterexample come in order");
-      return;
-    }
-    if (op.kind == OpKind::Reweight && reference::is_group_entity(op.se)) {
-      const GroupId g = reference::group_of_entity(op.se);
-      groups_.set_shares(g, op.a);
-      h_.shares_changed(g);
-      return;
-    }
-    h_.apply(op, op.rq);
-  }
-
-  Hierarchy& hierarchy() { return h_; }
-  const reference::TaskGroups& groups() const { return groups_; }
-
- private:
-  reference::TaskGroups groups_;
-  Hierarchy h_;
-};
 
 bool hierarchy_id(const std::string& id) {
   return id == ids::kInvGroupQueued || id == ids::kInvGroupShares;
@@ -51,7 +21,7 @@ bool hierarchy_id(const std::string& id) {
 }  // namespace
 
 Replay replay_groups(const Options& o, const std::vector<Op>& ops) {
-  Driver d(o);
+  GroupDriver d(o.params);
   Hierarchy& h = d.hierarchy();
   std::map<RunqueueId, reference::History> history;  // each runqueue's judge (INV-NEXT-BUDDY)
   std::optional<Violation> found;
@@ -89,10 +59,10 @@ void write_group_trace(const Options& o, const std::vector<Op>& ops, std::ostrea
   trace::Header header;
   header.producer = "vlag prove --groups --invariant " + o.invariant;
   header.params = o.params;
-  Driver d(o);
+  GroupDriver d(o.params);
   trace::HierarchyWriter<reference::Num> writer(out, header, {}, d.groups());
   d.hierarchy().set_observer(&writer);
-  for (const Op& op : ops) d.apply(op);
+  for (const Op& op : ops) d.apply(op, [&](reference::GroupId g) { writer.shares_written(g); });
 }
 
 }  // namespace vlag::prove

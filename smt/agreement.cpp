@@ -2,8 +2,11 @@
 
 #include <z3++.h>
 
+#include <functional>
+
+#include "reference/group_driver.h"
 #include "reference/runqueue.h"
-#include "smt/detail/step.h"
+#include "smt/detail/system.h"
 #include "spec/error.h"
 
 namespace vlag::smt {
@@ -34,21 +37,26 @@ std::string absolute(const typename A::Num& x) {
     return std::to_string((x - A::origin()).value());
 }
 
-// Compares one state; returns the first differing field.
+// Compares one state, the reference's entity `id` against s.e[index(id)]; returns the first
+// differing field.
 template <class Rq>
 std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymState& s,
-                                   const Rq& rq) {
+                                   const Rq& rq, const std::function<size_t(EntityId)>& index) {
   using A = typename Rq::Arith;
   const auto diff = [](const std::string& what, const std::string& sym, const std::string& ref) {
     return std::optional<std::string>(what + ": symbolic " + sym + ", reference " + ref);
   };
   const auto i64 = [&](const z3::expr& x) { return m.eval(x, true).get_numeral_int64(); };
+  // Entity ids as the model numbers them (index + 1; 0: none).
+  const auto model_id = [&](std::optional<EntityId> id) {
+    return id ? static_cast<int64_t>(index(*id)) + 1 : int64_t{0};
+  };
   const int64_t curr = i64(s.curr);
-  if (curr != rq.curr().value_or(0))
-    return diff("curr", std::to_string(curr), std::to_string(rq.curr().value_or(0)));
+  if (curr != model_id(rq.curr()))
+    return diff("curr", std::to_string(curr), std::to_string(model_id(rq.curr())));
   const int64_t next = i64(s.next);
-  if (next != rq.next_buddy().value_or(0))
-    return diff("next buddy", std::to_string(next), std::to_string(rq.next_buddy().value_or(0)));
+  if (next != model_id(rq.next_buddy()))
+    return diff("next buddy", std::to_string(next), std::to_string(model_id(rq.next_buddy())));
   const bool has_prot = m.eval(s.has_prot, true).is_true();
   if (has_prot != rq.protection().has_value())
     return diff("protection armed", has_prot ? "yes" : "no",
@@ -61,8 +69,8 @@ std::optional<std::string> compare(Numbers& num, const z3::model& m, const SymSt
     if (!rq.queued().empty() && num.value(m, s.fluid) != text(rq.fluid_clock()))
       return diff("fluid clock", num.value(m, s.fluid), text(rq.fluid_clock()));
   for (const auto& e : rq.entities()) {
-    const SymEntity& x = s.e[static_cast<size_t>(e.id - 1)];
-    const std::string t = "task " + std::to_string(e.id) + " ";
+    const SymEntity& x = s.e[index(e.id)];
+    const std::string t = "entity " + std::to_string(e.id) + " ";
     if (i64(x.st) != status_code(e.status))
       return diff(t + "status", std::to_string(i64(x.st)), std::to_string(status_code(e.status)));
     if (i64(x.w) != e.weight)
@@ -146,7 +154,8 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
     const std::string where = "after step " + std::to_string(step) + " (" + to_string(op) + "): ";
     if (s.check() != z3::sat) return where + "the symbolic model rejects it (a guard differs)";
     const z3::model m = s.get_model();
-    if (auto d = compare(num, m, next, rq)) return where + *d;
+    if (auto d = compare(num, m, next, rq, [](EntityId id) { return static_cast<size_t>(id - 1); }))
+      return where + *d;
     cur = valued(m, next);
     s.reset();
     num.set_scope(static_cast<unsigned>(++step));  // the quotients' definitions went too
@@ -154,7 +163,91 @@ std::optional<std::string> disagreement_with(const Options& o, const std::vector
   return std::nullopt;
 }
 
+// The hierarchy: one solve per operation as above, every runqueue compared after it.
+std::optional<std::string> group_disagreement_exact(const Options& o, const std::vector<Op>& ops) {
+  z3::context ctx;
+  Numbers num(ctx, o.arith, weight_set(o));
+  const std::unique_ptr<System> sys = make_group_system(num, o);
+  z3::solver s(ctx);
+  const SysState s0 = sys->fresh("s0");
+  SysState start = s0;
+  s.add(sys->creation(s0, start));
+  reference::GroupDriver d(o.params);
+  std::vector<EntityId> first;  // per group, its first task's id
+  for (EntityId id = 1; int n : o.groups) {
+    first.push_back(id);
+    id += n;
+  }
+  const auto group_of = [&](EntityId t) {
+    size_t g = 0;
+    while (g + 1 < first.size() && first[g + 1] <= t) ++g;
+    return g + 1;
+  };
+  SysState cur = s0;
+  int step = 0;
+  for (const Op& op : ops) {
+    const bool group_op = reference::is_group_entity(op.se);
+    const size_t g = group_op    ? static_cast<size_t>(reference::group_of_entity(op.se))
+                     : op.se > 0 ? group_of(op.se)
+                                 : 1;
+    const int target = group_op || op.se == 0 ? 1 : static_cast<int>(op.se - first[g - 1] + 1);
+    if (op.kind == OpKind::Create) {
+      d.apply(op);
+      if (group_op) {
+        s.add(s0.shares[g - 1] == num.small(op.a));
+        continue;
+      }
+      const SymEntity& x = s0.rq[g].e[static_cast<size_t>(target - 1)];
+      s.add(x.w == num.small(op.a) && x.custom == ctx.bool_val(op.b != 0));
+      if (op.b != 0) s.add(x.r == num.lit(op.b));
+      continue;
+    }
+    try {
+      d.apply(op);
+    } catch (const Error&) {
+      continue;  // rejected: the state is unchanged, and the symbolic guard forbids it
+    }
+    const SysChoice ch = sys->fresh_choice('c' + std::to_string(step));
+    s.add(ch.op.kind == step_kind(op.kind) && ch.group == static_cast<int>(g) &&
+          ch.op.target == target);
+    s.add(ch.op.delta == num.lit(op.kind == OpKind::Run ? op.a : 0));
+    s.add(ch.op.weight == num.small(op.kind == OpKind::Reweight ? op.a : o.weights.front()));
+    s.add(ch.op.slice == num.lit(op.kind == OpKind::SetSlice ? op.a : o.slices.front()));
+    s.add(ch.op.sleep == ctx.bool_val(op.flags & kDequeueSleep));
+    s.add(ch.on_group == ctx.bool_val(group_op));
+    const SysState next = sys->fresh('s' + std::to_string(step + 1));
+    s.add(sys->step(cur, ch, next).relation);
+    for (const z3::expr& def : num.take_definitions()) s.add(def);
+    const std::string where = "after step " + std::to_string(step) + " (" + to_string(op) + "): ";
+    if (s.check() != z3::sat) return where + "the symbolic model rejects it (a guard differs)";
+    const z3::model m = s.get_model();
+    const reference::Hierarchy& h = d.hierarchy();
+    const auto ge_index = [](EntityId id) {
+      return static_cast<size_t>(reference::group_of_entity(id) - 1);
+    };
+    if (auto diff = compare(num, m, next.rq[0], h.runqueue(0), ge_index))
+      return where + "root: " + *diff;
+    for (size_t l = 1; l < next.rq.size(); ++l) {
+      const auto task_index = [&](EntityId id) { return static_cast<size_t>(id - first[l - 1]); };
+      if (auto diff = compare(num, m, next.rq[l], h.runqueue(static_cast<int64_t>(l)), task_index))
+        return where + "group " + std::to_string(l) + ": " + *diff;
+    }
+    cur = next;
+    for (SymState& q : cur.rq) q = valued(m, q);
+    for (z3::expr& x : cur.shares) x = m.eval(x, true);
+    s.reset();
+    num.set_scope(static_cast<unsigned>(++step));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> group_disagreement(const Options& o, const std::vector<Op>& ops) {
+  if (o.arith != Arith::Exact)
+    throw Error("agreement: --groups is encoded in exact arithmetic only");
+  return group_disagreement_exact(o, ops);
+}
 
 std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops) {
   if (o.arith == Arith::Linux64) return disagreement_with<reference::LinuxRunqueue>(o, ops);

@@ -16,4 +16,8 @@ namespace vlag::smt {
 /// field on which the symbolic state after an operation differs from the reference's.
 std::optional<std::string> disagreement(const Options& o, const std::vector<Op>& ops);
 
+/// The same for a hierarchy (o.groups, exact arithmetic) against reference::GroupDriver: ops
+/// as `vlag prove --groups` writes them (reference/group_driver.h), every level compared.
+std::optional<std::string> group_disagreement(const Options& o, const std::vector<Op>& ops);
+
 }  // namespace vlag::smt

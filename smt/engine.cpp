@@ -7,7 +7,6 @@
 
 #include <z3++.h>
 
-#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -20,16 +19,6 @@ namespace {
 
 using namespace detail;
 using Clock = std::chrono::steady_clock;
-
-// The weights any term may multiply or divide by: the tasks' and, in a hierarchy, the groups'.
-std::vector<int64_t> weight_set(const Options& o) {
-  if (o.groups.empty()) return o.weights;
-  std::vector<int64_t> ws = o.weights;
-  ws.insert(ws.end(), o.group_weights.begin(), o.group_weights.end());
-  std::sort(ws.begin(), ws.end());
-  ws.erase(std::unique(ws.begin(), ws.end()), ws.end());
-  return ws;
-}
 
 // Interrupts the solver on Ctrl-C (stop) or when the time budget is spent. Once either has
 // happened it keeps interrupting until the search ends: an interrupt that lands between two
@@ -179,7 +168,7 @@ class Prover {
 
   Unrolling base() {
     Unrolling u = unrolling(0);
-    u.solver.add(system_->creation(u.first, u.last));
+    u.solver.add(system_->creation(u.first, u.last) && system_->symmetry(u.first));
     add_definitions(u.solver);
     return u;
   }
@@ -283,7 +272,9 @@ class Prover {
         fprintf(stderr, "DEBUG step %s\n", system_->step_text(m, last_step_->choice).c_str());
         auto dump = [](const StateValues& v, auto& self) -> void {
           fprintf(stderr, " curr %ld V %s\n", (long)v.curr, v.V.c_str());
-          for (auto& e : v.entities) fprintf(stderr, "  %ld %s w=%ld r=%s v=%s d=%s\n", (long)e.id, e.status.c_str(), (long)e.weight, e.slice.c_str(), e.v.c_str(), e.d.c_str());
+          for (auto& e : v.entities)
+            fprintf(stderr, "  %ld %s w=%ld r=%s v=%s d=%s\n", (long)e.id, e.status.c_str(),
+                    (long)e.weight, e.slice.c_str(), e.v.c_str(), e.d.c_str());
           for (auto& g : v.groups) self(g, self);
         };
         dump(system_->values(m, last_step_->before), dump);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <ostream>
+#include <set>
 #include <utility>
 
 #include "reference/hierarchy.h"
@@ -44,13 +45,22 @@ struct HierarchyWriter final : reference::HierarchyObserver<Num> {
       : writer(out), names(std::move(n)), events{g} {
     writer.header(h);
   }
+  /// The group's cpu.weight was written: the next reweight of its entity, which carries the new
+  /// shares (now, or at the enqueue that fills an empty runqueue), names the group (TRACE.md §7).
+  void shares_written(reference::GroupId g) { written.insert(reference::group_entity_id(g)); }
   void on_runqueue(const reference::RunqueueDeclaration& d) override {
     writer.event(events.declaration(d));
   }
-  void on_step(const StepReport<Num>& r) override { writer.event(events.step(r, names)); }
+  void on_step(const StepReport<Num>& r) override {
+    Event e = events.step(r, names);
+    if (e.kind == EventKind::Reweight && e.se && written.erase(*e.se))
+      e.group = events.groups.group(reference::group_of_entity(*e.se)).path;
+    writer.event(e);
+  }
   Writer writer;
   TaskNames names;
   HierarchyEvents events;
+  std::set<EntityId> written;  // group entities whose group's cpu.weight was written since
 };
 
 }  // namespace vlag::trace

@@ -479,9 +479,10 @@ void check_v2_fields(const Reader& r, const Event& e) {
     if (e.parent == e.rq) fail_at(r, Fault::Malformed, "parent", "the runqueue's own id");
     return;
   }
-  if (!e.group.empty() && (e.kind != EventKind::New || e.task))
+  if (!e.group.empty() && ((e.kind != EventKind::New && e.kind != EventKind::Reweight) || e.task))
     fail_at(r, Fault::Malformed, "group",
-            "only a group entity's \"new\" (an \"se\" without a \"task\") names a group");
+            "only a group entity's \"new\" or \"reweight\" (an \"se\" without a \"task\") "
+            "names a group");
   if (e.kind == EventKind::New && !e.task && e.group.empty())
     fail_at(r, Fault::Malformed, "group",
             "missing: a \"new\" without a task declares a group entity, of its task group");

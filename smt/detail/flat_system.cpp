@@ -1,5 +1,7 @@
 // One runqueue of N tasks (SPEC.md §2–§4): the symbolic model of step.h, judged by the
 // predicates of properties.h, under the operations of §4 or the steady driver of §6.
+#include <algorithm>
+
 #include "smt/detail/decode.h"
 #include "smt/detail/properties.h"
 #include "smt/detail/system.h"
@@ -22,14 +24,6 @@ class FlatSystem final : public System {
   z3::expr creation(const SysState& s0, SysState& start) override {
     const SymState& first = s0.rq[0];
     z3::expr r = model_.initial(first);
-    // Symmetry breaking: the model treats task ids alike (ties go by insertion order, not id),
-    // so a schedule of tasks created in any order is one of tasks created in (weight, slice)
-    // order, renamed. Not for the steady driver: it enqueues in id order, which would then
-    // always be weight order.
-    for (int i = 0; !steady_ && i + 1 < o_.tasks; ++i) {
-      const SymEntity &x = first.e[i], &y = first.e[i + 1];
-      r = r && x.w <= y.w && z3::implies(x.w == y.w, num_.le(x.r, y.r));
-    }
     start = s0;
     if (steady_) {  // every entity joins at zero lag before the first decision
       SymState joined = first;
@@ -37,6 +31,18 @@ class FlatSystem final : public System {
       start = fresh("s0j");
       r = r && equal(start.rq[0], joined);
       for (const z3::expr& d : model_.take_definitions()) r = r && d;
+    }
+    return r;
+  }
+
+  // The model treats task ids alike (ties go by insertion order, not id): tasks in (weight,
+  // slice) order. Not for the steady driver: it enqueues in id order, which would then always
+  // be weight order.
+  z3::expr symmetry(const SysState& s0) override {
+    z3::expr r = num_.ctx().bool_val(true);
+    for (int i = 0; !steady_ && i + 1 < o_.tasks; ++i) {
+      const SymEntity &x = s0.rq[0].e[i], &y = s0.rq[0].e[i + 1];
+      r = r && x.w <= y.w && z3::implies(x.w == y.w, num_.le(x.r, y.r));
     }
     return r;
   }
@@ -76,6 +82,15 @@ class FlatSystem final : public System {
 };
 
 }  // namespace
+
+std::vector<int64_t> weight_set(const Options& o) {
+  if (o.groups.empty()) return o.weights;
+  std::vector<int64_t> ws = o.weights;
+  ws.insert(ws.end(), o.group_weights.begin(), o.group_weights.end());
+  std::sort(ws.begin(), ws.end());
+  ws.erase(std::unique(ws.begin(), ws.end()), ws.end());
+  return ws;
+}
 
 std::unique_ptr<System> make_flat_system(Numbers& num, const Options& o, bool steady) {
   return std::make_unique<FlatSystem>(num, o, steady);

@@ -68,7 +68,15 @@ class GroupSystem final : public System {
       // The group entity is created with its group's shares and the base slice (§10.2).
       r = r && !s0.rq[0].e[g - 1].custom && s0.rq[0].e[g - 1].w == s0.shares[g - 1] &&
           in_set(s0.shares[g - 1], o_.group_weights) && tasks_.initial(q);
-      // Symmetry breaking within a group: its tasks are alike but for weight and slice.
+    }
+    return r;
+  }
+
+  // Within a group, tasks are alike but for weight and slice: in (weight, slice) order.
+  z3::expr symmetry(const SysState& s0) override {
+    z3::expr r = num_.ctx().bool_val(true);
+    for (int g = 1; g <= groups(); ++g) {
+      const SymState& q = s0.rq[g];
       for (int i = 0; i + 1 < size(g); ++i)
         r = r && q.e[i].w <= q.e[i + 1].w &&
             z3::implies(q.e[i].w == q.e[i + 1].w, num_.le(q.e[i].r, q.e[i + 1].r));

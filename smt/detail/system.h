@@ -39,6 +39,9 @@ class System {
   /// The creation s0 and, in `start`, the state the first step leaves from (the steady
   /// driver's joins come between): the constraints that tie them.
   virtual z3::expr creation(const SysState& s0, SysState& start) = 0;
+  /// Symmetry breaking of the creation: a schedule of tasks created in any order is one of
+  /// tasks created in a canonical order, renamed (the search adds it; the agreement does not).
+  virtual z3::expr symmetry(const SysState& s0) = 0;
   virtual SysStep step(const SysState& s, const SysChoice& c, const SysState& next) = 0;
   /// A state invariant's violation (false for a step invariant): k-induction assumes its
   /// negation at the first state.
@@ -50,6 +53,9 @@ class System {
   virtual std::string step_text(const z3::model& m, const SysChoice& c) = 0;
   virtual StateValues values(const z3::model& m, const SysState& s) = 0;
 };
+
+/// The weights any term may multiply or divide by: the tasks' and, in a hierarchy, the groups'.
+std::vector<int64_t> weight_set(const Options& o);
 
 /// The system o describes: a hierarchy when o.groups is set, one runqueue otherwise.
 std::unique_ptr<System> make_system(Numbers& num, const Options& o, bool steady);

@@ -16,6 +16,7 @@
 #include "spec/error.h"
 #include "tests/support/op_gen.h"
 #include "tests/support/property_scale.h"
+#include "tests/support/property_share.h"
 #include "tests/support/step_gen.h"
 
 namespace vlag::smt {
@@ -169,29 +170,6 @@ void classify(const Options& o, const std::vector<Op>& ops, const Flags& flags) 
   RC_CLASSIFY(r.delayed, "a delayed entity");
 }
 
-// The agreement's share of the properties' budget: a solve per operation makes its cases a
-// hundred times dearer than the other properties', so it runs a fifth of their max_success
-// (RC_PARAMS, RC_CASES in scripts/test), at least one; the seed, shrinking and reproduction are
-// rapidcheck's as for RC_GTEST_PROP.
-constexpr int kCaseShare = 5;
-
-template <class Property>
-void check_share(Property&& property) {
-  rc::detail::TestParams params = rc::detail::configuration().testParams;
-  params.maxSuccess = std::max(1, params.maxSuccess / kCaseShare);
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  rc::detail::TestMetadata metadata;
-  metadata.id = std::string(test->test_suite_name()) + "/" + test->name();
-  metadata.description = test->name();
-  const auto result = rc::detail::checkTestable(std::forward<Property>(property), metadata, params);
-  std::ostringstream message;
-  rc::detail::printResultMessage(result, message);
-  if (result.template is<rc::detail::SuccessResult>())
-    std::cout << message.str() << std::endl;
-  else
-    FAIL() << message.str();
-}
-
 // One case of the agreement on three tasks under `preset` with any feature flags: the weights
 // given, slices {base, 0.3 ms, 3 ms}.
 template <class Rq>
@@ -211,7 +189,7 @@ void agreement_case(const std::string& preset, Arith arith, std::vector<int64_t>
 // buddy, V_∅ and the ghost clock) against the reference, after every operation: three tasks,
 // any preset with any feature flags on or off.
 TEST(ProveProperties, SymbolicStepAgreesWithReference) {
-  check_share([] {
+  testing::check_share([] {
     agreement_case<reference::Runqueue>(*rc::gen::elementOf(testing::all_presets()), Arith::Exact,
                                         {1024, 3121, 335});
   });
@@ -221,7 +199,7 @@ TEST(ProveProperties, SymbolicStepAgreesWithReference) {
 // truncations, step for step, under each Linux preset with any feature flags (paper presets
 // are exact-only).
 TEST(ProveProperties, Linux64StepAgreesWithLinuxReference) {
-  check_share([] {
+  testing::check_share([] {
     agreement_case<reference::LinuxRunqueue>(*rc::gen::elementOf(presets_of(PresetFamily::Linux)),
                                              Arith::Linux64, {1024, 3121, 335, 15});
   });
