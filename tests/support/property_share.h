@@ -20,9 +20,9 @@ namespace vlag::testing {
 inline constexpr int kCaseShare = 5;
 
 template <class Property>
-void check_share(Property&& property) {
+void check_share(Property&& property, int share = kCaseShare) {
   rc::detail::TestParams params = rc::detail::configuration().testParams;
-  params.maxSuccess = std::max(1, params.maxSuccess / kCaseShare);
+  params.maxSuccess = std::max(1, params.maxSuccess / share);
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   rc::detail::TestMetadata metadata;
   metadata.id = std::string(test->test_suite_name()) + "/" + test->name();
