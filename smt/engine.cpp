@@ -267,19 +267,6 @@ class Prover {
     // An interrupt during the evaluation leaves it unfinished: not evidence either way.
     if (watchdog_.reason()) return unknown(r, b.solver, "held to depth " + std::to_string(k - 1));
     if (!shown) {
-      {  // DEBUG
-        const StateValues a = system_->values(m, b.last);
-        fprintf(stderr, "DEBUG step %s\n", system_->step_text(m, last_step_->choice).c_str());
-        auto dump = [](const StateValues& v, auto& self) -> void {
-          fprintf(stderr, " curr %ld V %s\n", (long)v.curr, v.V.c_str());
-          for (auto& e : v.entities)
-            fprintf(stderr, "  %ld %s w=%ld r=%s v=%s d=%s\n", (long)e.id, e.status.c_str(),
-                    (long)e.weight, e.slice.c_str(), e.v.c_str(), e.d.c_str());
-          for (auto& g : v.groups) self(g, self);
-        };
-        dump(system_->values(m, last_step_->before), dump);
-        dump(a, dump);
-      }
       r.verdict = Verdict::Unknown;
       r.note = "the induction lemma of " + o_.invariant + " fails at depth " + std::to_string(k) +
                " (a lemma too strong, not a violation)";
