@@ -290,7 +290,8 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kInvGroupShares, .section = "10.5", .kind = PropertyKind::StepInvariant,
      .promise = registry::everywhere,
      .note = "the group entities an operation updated, instantaneous form (10.3); on a trace, "
-             "one CPU's, with S_G the weight of the group entity's `new`",
+             "one CPU's, with S_G the weight of the group entity's `new` or of its last `reweight` that "
+             "names its group (a cpu.weight write)",
      .judged = {.reference = true, .checker = CheckerRole::Verdict, .linux64 = true},
      .prove = registry::kGroups, .fixture = "inv-group-shares.jsonl"},
     {.id = ids::kThmGroupShare, .section = "10.5", .kind = PropertyKind::Theorem,

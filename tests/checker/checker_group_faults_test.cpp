@@ -16,6 +16,7 @@
 #include "checker/run.h"
 #include "sim/cgroups.h"
 #include "sim/scenario.h"
+#include "spec/error.h"
 #include "spec/properties.h"
 #include "tests/support/machine_helpers.h"
 #include "tests/support/planted_faults.h"
@@ -225,6 +226,25 @@ TEST(GroupFixtures, SharesOfAKernelReconstructionAreNotJudged) {
                        "INV-GROUP-SHARES not judged at 2 state(s) (weight unknown): a "
                        "reconstruction from kernel tracepoints"))
       << testing::join_lines(r.notes);
+}
+
+// The fixture's reweight of the group entity, named as a write of its group's cpu.weight
+// (TRACE.md §7): S_G is 2048 from then on, so the same weight holds; a task's reweight may not
+// name a group.
+TEST(GroupFixtures, ACpuWeightWriteGivesTheSharesFromThenOn) {
+  std::string text = read_fixture(property(ids::kInvGroupShares).fixture);
+  const std::string reweight = R"({"t":1000000,"ev":"reweight","se":100,"weight":2048)";
+  const size_t at = text.find(reweight);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + reweight.size(), R"(,"group":"/a")");
+  const Report r = testing::check_text(text);
+  ASSERT_TRUE(r.stats.count(ids::kInvGroupShares));
+  EXPECT_GT(r.stats.at(ids::kInvGroupShares).checked, 0);
+  EXPECT_EQ(r.stats.at(ids::kInvGroupShares).violated, 0) << testing::join_lines(r.notes);
+  std::string task = read_fixture(property(ids::kInvGroupShares).fixture);
+  task += R"({"t":2000000,"ev":"reweight","rq":1,"task":1,"weight":2048,"group":"/a"})"
+          "\n";
+  EXPECT_THROW(testing::check_text(task), Error);
 }
 
 // ---------------------------------------------------------------------------------------------

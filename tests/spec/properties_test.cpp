@@ -205,6 +205,7 @@ std::string judged_column(const Property& p) {
     if (p.prove.induction == Induction::WherePromised) c += ", k-induction where promised";
     if (p.prove.linux64) c += ", linux64";
     if (p.prove.steady) c += ", steady driver";
+    if (p.prove.groups) c += ", over --groups";
     parts.push_back(c + ")");
   }
   std::string out;
