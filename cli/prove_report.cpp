@@ -199,6 +199,7 @@ std::string json_report(const prove::Options& o, const prove::Result& r, const s
   out.str("invariant", o.invariant)
       .str("preset", o.params.preset.name)
       .num("tasks", o.tasks)
+      .str("groups", list(std::vector<int64_t>(o.groups.begin(), o.groups.end())))
       .num("depth", o.depth)
       .str("arith", arith_name(o.arith))
       .str("verdict", verdict_name(r.verdict))

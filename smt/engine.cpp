@@ -304,9 +304,7 @@ const std::vector<InvariantInfo>& invariants() {
   static const std::vector<InvariantInfo> all = [] {
     std::vector<InvariantInfo> out;
     for (const Property& p : properties())
-      if (p.prove.bmc)
-        out.push_back(
-            {p.id, p.prove.induction != Induction::Never, p.prove.steady, p.prove.groups});
+      if (p.prove.bmc) out.push_back({p.id, p.prove.induction != Induction::Never, p.prove.steady});
     return out;
   }();
   return all;
@@ -319,6 +317,8 @@ void validate_groups(const Options& o) {
   if (o.groups.empty()) {
     if (p.prove.groups)
       throw Error("prove: " + o.invariant + " is a hierarchy's: it needs --groups");
+    if (o.mutation == Mutation::NoGroupDequeue)
+      throw Error("prove: --mutate no-group-dequeue breaks a hierarchy: it needs --groups");
     return;
   }
   if (o.groups.size() > 3) throw Error("prove: --groups names at most 3 groups");

@@ -115,7 +115,6 @@ struct InvariantInfo {
   std::string id;
   bool inductive = false;
   bool steady = false;  // judged over the steady-system driver (pick, run) of SPEC.md §6
-  bool groups = false;  // a hierarchy's own ID: searched over Options::groups only
 };
 const std::vector<InvariantInfo>& invariants();
 

@@ -116,6 +116,11 @@ TEST(ProveGroups, RejectsWhatTheHierarchyDoesNotEncode) {
   EXPECT_THROW(validate(o), Error);  // --tasks is the sum of --groups
   o = group_options("linux-6.6", "INV-LAG-SUM", 2, {1, 4});
   EXPECT_THROW(validate(o), Error);
+  o = group_options("linux-6.6", "INV-LAG-SUM", 2);
+  o.groups.clear();
+  o.tasks = 2;
+  o.mutation = Mutation::NoGroupDequeue;
+  EXPECT_THROW(validate(o), Error);  // a hierarchy's mutation without a hierarchy
 }
 
 }  // namespace
