@@ -231,7 +231,7 @@ std::string json_report(const prove::Options& o, const prove::Result& r, const s
 }
 
 std::string list_text() {
-  std::string out = fmt::format("{:<20} {:<4} {:<7} {:<15} {:<14} {}\n", "id", "spec", "driver",
+  std::string out = fmt::format("{:<20} {:<5} {:<7} {:<15} {:<14} {}\n", "id", "spec", "driver",
                                 "induction", "arith", "promised-by");
   for (const Property& p : properties()) {
     if (!p.prove.bmc) continue;
@@ -243,7 +243,7 @@ std::string list_text() {
                             : p.prove.induction == Induction::WherePromised ? "where-promised"
                                                                             : "never";
     out +=
-        fmt::format("{:<20} §{:<3} {:<7} {:<15} {:<14} {}\n", p.id, p.section,
+        fmt::format("{:<20} §{:<4} {:<7} {:<15} {:<14} {}\n", p.id, p.section,
                     p.prove.steady   ? "steady"
                     : p.prove.groups ? "groups"
                                      : "any",
