@@ -60,9 +60,16 @@ void write_group_trace(const Options& o, const std::vector<Op>& ops, std::ostrea
   header.producer = "vlag prove --groups --invariant " + o.invariant;
   header.params = o.params;
   GroupDriver d(o.params);
-  trace::HierarchyWriter<reference::Num> writer(out, header, {}, d.groups());
+  const reference::TaskGroups& groups = d.groups();
+  trace::HierarchyWriter<reference::Num, reference::HierarchyObserver<reference::Num>> writer(
+      out, header, {}, [&groups](EntityId se) -> std::optional<std::string> {
+        if (!reference::is_group_entity(se)) return std::nullopt;
+        return groups.group(reference::group_of_entity(se)).path;
+      });
   d.hierarchy().set_observer(&writer);
-  for (const Op& op : ops) d.apply(op, [&](reference::GroupId g) { writer.shares_written(g); });
+  for (const Op& op : ops)
+    d.apply(op,
+            [&](reference::GroupId g) { writer.shares_written(reference::group_entity_id(g)); });
 }
 
 }  // namespace vlag::prove

@@ -48,6 +48,7 @@ struct RunqueueDeclaration {
 template <class Num>
 class HierarchyObserver : public Observer<Num> {
  public:
+  using Declaration = RunqueueDeclaration;
   virtual void on_runqueue(const RunqueueDeclaration& d) = 0;
 };
 

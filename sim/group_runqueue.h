@@ -97,12 +97,11 @@ class GroupRunqueue final : public CpuRunqueue {
   void trace_to(std::ostream& out, const trace::Header& h, trace::TaskNames names) override {
     trace::Header header = h;
     header.arith = kMigrates ? Arith::Linux64 : Arith::Exact;  // integers: Linux's 64 bits
-    writers_.push_back(
-        std::make_unique<trace::HierarchyWriter<Num>>(out, header, std::move(names), groups_));
+    writers_.push_back(std::make_unique<Writer>(out, header, std::move(names), group_path()));
     fan_out_.to.push_back(writers_.back().get());
   }
   void report_to(trace::EventSink& sink, int cpu) override {
-    sinks_.push_back(std::make_unique<Sink>(sink, cpu, groups_));
+    sinks_.push_back(std::make_unique<Sink>(sink, cpu, group_path()));
     fan_out_.to.push_back(sinks_.back().get());
   }
 
@@ -120,21 +119,31 @@ class GroupRunqueue final : public CpuRunqueue {
       return rq.load();
   }
 
+  using Writer = trace::HierarchyWriter<Num, reference::HierarchyObserver<Num>>;
+
+  // A group entity's `new` names its group.
+  trace::GroupPath group_path() const {
+    return [&groups = groups_](EntityId se) -> std::optional<std::string> {
+      if (!reference::is_group_entity(se)) return std::nullopt;
+      return groups.group(reference::group_of_entity(se)).path;
+    };
+  }
+
   struct Sink final : reference::HierarchyObserver<Num> {
-    Sink(trace::EventSink& s, int c, const reference::TaskGroups& g) : sink(s), cpu(c), events{g} {}
+    Sink(trace::EventSink& s, int c, trace::GroupPath p) : sink(s), cpu(c), path(std::move(p)) {}
     void on_runqueue(const reference::RunqueueDeclaration& d) override {
-      trace::Event e = events.declaration(d);
+      trace::Event e = trace::declaration_event(d);
       e.cpu = cpu;
       sink.on_event(e);
     }
     void on_step(const StepReport<Num>& r) override {
-      trace::Event e = events.step(r, {});
+      trace::Event e = trace::hierarchy_step_event(r, {}, path);
       e.cpu = cpu;
       sink.on_event(e);
     }
     trace::EventSink& sink;
     int cpu;
-    trace::HierarchyEvents events;
+    trace::GroupPath path;
   };
 
   struct FanOut final : reference::HierarchyObserver<Num> {
@@ -151,7 +160,7 @@ class GroupRunqueue final : public CpuRunqueue {
   reference::TaskGroups& groups_;
   TaskGroupOf group_of_;
   FanOut fan_out_;
-  std::vector<std::unique_ptr<trace::HierarchyWriter<Num>>> writers_;
+  std::vector<std::unique_ptr<Writer>> writers_;
   std::vector<std::unique_ptr<Sink>> sinks_;
 };
 
