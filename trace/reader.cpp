@@ -675,6 +675,7 @@ void Reader::parse_header() {
     }
   }
   header_.params = make_params(preset, hz, cpus);
+  max_r_ = is_cfs_policy(preset_name) ? kMaxCfsSliceNs : kMaxCustomSliceNs;
   set_base_slice_params(header_.params, kernel_cpus, base_slice_override);
   if (cpu && *cpu >= cpus)
     fail(Fault::Malformed, "cpu",
@@ -766,7 +767,7 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         e.state.weight = fr.integer(kMinWeight, kMaxWeight);
         break;
       case Key::r:
-        e.state.slice = fr.integer(0, kMaxCustomSliceNs);
+        e.state.slice = fr.integer(0, max_r_);
         break;
       case Key::v:
         fr.exact(e.state.vruntime);
