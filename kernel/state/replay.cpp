@@ -532,7 +532,15 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
         m.clock_record = index;
       }
       if (mp != mn) {
-        m.curr.reset();  // its group is switched out: put_prev_entity at this level
+        // Its group is switched out: put_prev_entity() at this level puts a preempted prev back
+        // into the tree as its newest entity, which loses ties in deadline to those already
+        // there (the rbtree inserts an equal key to the right).
+        if (!left && m.curr == prev.pid) {
+          ModelRunqueue rq = m.model(params_);
+          rq.put_prev(prev.pid);
+          m.absorb(rq);
+        }
+        m.curr.reset();
         m.prot.reset();
         m.curr_clock.reset();
       } else if (left) {
@@ -588,6 +596,15 @@ void DecisionReplay::on_wakeup(const StateRecord& r, size_t index, int cpu) {
   const EntityState& k = *own(t);
   if (k.cfs_rq.curr == k.id) return;  // woken while running: nothing placed
   Member* mem = m.member(t.pid);
+  if (mem && mem->e.status == Status::Delayed && t.waking && !t.waking->entity.on_rq) {
+    // Off the queue at sched_waking though the model holds it delayed: its dequeue completed
+    // with no record (a pick of its cfs_rq, where it was alone, that no switch shows), with a
+    // lag DELAY_ZERO truncated at a V no record gives. The wakeup places it afresh.
+    mem->e.status = Status::Sleeping;
+    mem->e.on_tree = false;
+    mem->lag_known = false;
+    if (m.next == t.pid) m.next.reset();
+  }
   if (mem && mem->e.status == Status::Queued) {  // woken while still queued
     if (m.synced) m.take(k, t.comm);
     return;
