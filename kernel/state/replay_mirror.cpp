@@ -50,12 +50,13 @@ void Mirror::absorb(const ModelRunqueue& rq) {
   prot = rq.protection();
 }
 
-Member& Mirror::take(const bpf::EntityState& k, const std::string& comm) {
-  Member& m = members[k.pid];
+Member& Mirror::take(int32_t id, const bpf::QueuedEntity& k, const std::string& comm) {
+  Member& m = members[id];
   m.se = k.id;
   if (!comm.empty()) m.comm = comm;
+  if (m.comm.empty() && k.is_group) m.comm = fmt::format("group {:#x}", k.id);
   ModelEntity& e = m.e;
-  e.id = k.pid;
+  e.id = id;
   e.weight = static_cast<int64_t>(scale_down(k.weight));
   e.slice = static_cast<int64_t>(k.slice);
   e.custom_slice = k.custom_slice;
