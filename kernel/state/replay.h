@@ -1,14 +1,15 @@
 // The replay of a capture of the kernel's own state through the model (SPEC.md §6.4, "The
-// replay"): every cfs_rq whose entities are all tasks runs, record by record, through
-// reference::LinuxRunqueue — seeded from the kernel's state at a complete queue snapshot (or at
-// the first switch where the records account for everything queued on it), then
-// driven by the capture: each run delta (update_curr with the kernel's delta), each sleep
-// (dequeue_entity), each pick at a switch, each wakeup (enqueue_entity, wakeup_preempt), each
-// migration away, each change of weight or slice a task made to itself. Each comparison of the
-// model's result with the kernel's is a decision: agreed, differed (the field, both values, the
-// record and what the model had), or not judged with the reason. After every record the model
-// takes in what the record shows of the kernel's state (kernel/state/replay_mirror.h), so a
-// difference is counted once and the replay goes on from the kernel's numbers.
+// replay"): every cfs_rq — group entities, at the weights the records show, included — runs,
+// record by record, through reference::LinuxRunqueue — seeded from the kernel's state at a complete
+// queue snapshot (or at the first switch where the records account for everything queued on it),
+// then driven by the capture: each run delta (update_curr with the kernel's delta), each sleep
+// (dequeue_entity), each pick at a switch (at every level of the hierarchy), each wakeup
+// (enqueue_entity, wakeup_preempt), each migration away, each change of weight or slice a task made
+// to itself. Each comparison of the model's result with the kernel's is a decision: agreed,
+// differed (the field, both values, the record and what the model had), or not judged with the
+// reason. After every record the model takes in what the record shows of the kernel's state
+// (kernel/state/replay_mirror.h), so a difference is counted once and the replay goes on from the
+// kernel's numbers.
 #pragma once
 
 #include <array>
