@@ -175,8 +175,9 @@ std::string DecisionReplay::had(const Mirror& m, int32_t pid) const {
   if (m.curr && *m.curr != pid) s += "; curr " + line(m.members.at(*m.curr));
   size_t queued = 0;
   for (const auto& [p, x] : m.members) queued += x.e.status != Status::Sleeping;
-  s += fmt::format("; {} queued, curr {}, protection {}", queued,
-                   m.curr ? std::to_string(*m.curr) : "none", m.prot ? u64(*m.prot) : "unknown");
+  s += fmt::format("; {} queued, curr {}, next buddy {}, protection {}", queued,
+                   m.curr ? std::to_string(*m.curr) : "none",
+                   m.next ? std::to_string(*m.next) : "none", m.prot ? u64(*m.prot) : "unknown");
   return s;
 }
 
@@ -389,13 +390,26 @@ void DecisionReplay::seed_at_switch(Mirror& m, const StateRecord& r, size_t inde
   // saved lags their records showed. Without a complete snapshot, the entities the records last
   // showed queued are the tree if they account for the kernel's count, weights and key sum.
   if (complete) {
-    for (auto& [pid, mem] : m.members)
-      if (mem.e.status != Status::Sleeping) mem.e.status = Status::Sleeping, mem.lag_known = false;
+    // A snapshot does not give the tree's order among equal deadlines: an entity the model did
+    // not already hold queued in step takes its place in it unknown.
+    std::set<int32_t> in_step;
+    for (auto& [pid, mem] : m.members) {
+      if (mem.e.status == Status::Sleeping) continue;
+      if (m.synced && mem.order_known) in_step.insert(pid);
+      mem.e.status = Status::Sleeping, mem.lag_known = false;
+    }
     for (const auto& e : q->entities) {
       EntityState s;
       static_cast<bpf::QueuedEntity&>(s) = e;
       s.on_rq = true;
-      m.take(id_of(e), s, "");
+      const int32_t eid = id_of(e);
+      const uint64_t seq = m.members.contains(eid) ? m.members.at(eid).e.seq : 0;
+      Member& mem = m.take(eid, s, "");
+      if (in_step.contains(eid)) {
+        mem.e.seq = seq;
+      } else {
+        mem.order_known = false;
+      }
     }
   }
   m.take(id, k, level == 0 ? next.comm : "");
@@ -568,7 +582,11 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
           decide(kind, m, r, index, task_name(prev), f, before);
       }
       m.take(k.pid, k, prev.comm);
+      // The record's next buddy is the one after this switch's pick; a pick still to be judged
+      // on this cfs_rq chooses with the one before.
+      const std::optional<int32_t> buddy = m.next;
       m.take_cfs_rq(k.cfs_rq);
+      if (picked.contains(m.id)) m.next = buddy;
       if (!left) {
         if (vprot_) m.prot = as_time(k.vprot);
         m.curr_clock = r.rq_clock_task;  // pick_task_fair() charged it up to now
@@ -607,7 +625,6 @@ void DecisionReplay::put_prev_groups(const StateRecord& r, size_t index, int cpu
                                      const std::set<uint64_t>& picked) {
   const TaskState& prev = r.tasks[0];
   if (!own(prev)) return;
-  set_sleep_buddy(prev, cpu);
   for (size_t j = 1; j < prev.chain.size(); ++j) {
     const EntityState& k = prev.chain[j];
     Mirror& m = mirror(k.cfs_rq.id, cpu);
@@ -618,12 +635,15 @@ void DecisionReplay::put_prev_groups(const StateRecord& r, size_t index, int cpu
       continue;
     }
     const LinuxTime v_before = m.members.contains(id) ? m.members.at(id).e.vruntime : LinuxTime(0);
+    // Its protection before this switch: a reweight on the way (update_cfs_group() as a task of
+    // its group slept) writes a lag into the word vprot shares after its update_curr().
+    const uint64_t vprot = m.prot ? m.prot->bits() : k.vprot;
     m.take(id, k, "");
-    // The pick's update_curr() at this level ran it on: once its protection is over it asks for
-    // a new pick and clears the buddies it is (clear_buddies(), Linux 6.17+ update_curr()), a
-    // next buddy set on it when a task of its group slept.
+    // The update_curr() at this level ran it on: once its protection is over it asks for a new
+    // pick and clears the buddies it is (clear_buddies(), Linux 6.17+ update_curr()), a next
+    // buddy set on it when a task of its group slept.
     if (m.next == id && k.vruntime != v_before.bits() && k.cfs_rq.nr_queued > 1 &&
-        static_cast<int64_t>(k.vprot - k.vruntime) <= 0)
+        static_cast<int64_t>(vprot - k.vruntime) <= 0)
       m.next.reset();
     if (!k.on_rq || k.sched_delayed) {
       m.curr.reset();
@@ -678,23 +698,6 @@ bool DecisionReplay::state_at_pick_known(const Mirror& m, const StateRecord& r, 
       for (const auto& e : q.entities)
         if (!same(e)) return false;
   return true;
-}
-
-// dequeue_entities() of a task that slept: at the first level whose cfs_rq keeps entities after
-// the dequeue, the entity above is made the next buddy of its cfs_rq and of every one above
-// (set_next_buddy()), biasing the pick toward the sleeper's group; a delayed entity stops it.
-void DecisionReplay::set_sleep_buddy(const TaskState& prev, int cpu) {
-  if (prev.chain[0].on_rq) return;
-  for (size_t i = 0; i + 1 < prev.chain.size(); ++i) {
-    if (prev.chain[i].sched_delayed) return;
-    if (prev.chain[i].cfs_rq.nr_queued == 0) continue;
-    for (size_t j = i + 1; j < prev.chain.size(); ++j) {
-      Mirror& m = mirror(prev.chain[j].cfs_rq.id, cpu);
-      const int32_t id = id_of(prev.chain[j]);
-      if (const Member* b = m.member(id); b && b->e.status == Status::Queued) m.next = id;
-    }
-    return;
-  }
 }
 
 // The pick at next's entity of one level: the model's pick_next_entity() from what it holds,
@@ -756,6 +759,18 @@ void DecisionReplay::pick_at(const StateRecord& r, size_t index, int cpu, size_t
         f.push_back({"vprot", protection(k.vprot, as_time(k.vruntime)),
                      protection(m.prot->bits(), as_time(k.vruntime))});
     }
+    // Equal deadlines: the kernel's tree takes the one inserted first, which a seeding from a
+    // snapshot does not show.
+    const auto tied = [&](int32_t a, int32_t b) {
+      const auto x = m.members.find(a), y = m.members.find(b);
+      return x != m.members.end() && y != m.members.end() &&
+             x->second.e.deadline == y->second.e.deadline &&
+             (!x->second.order_known || !y->second.order_known);
+    };
+    if (why.empty() && picked && *picked != id && tied(id, static_cast<int32_t>(*picked)))
+      why =
+          "tied in deadline with an entity whose place among equal deadlines in the tree no "
+          "record shows (seeded from a queue snapshot)";
     if (why.empty())
       decide(DecisionKind::Pick, m, r, index, who, f, before);
     else

@@ -126,7 +126,6 @@ class DecisionReplay {
   void on_switch(const bpf::StateRecord& r, size_t index, int cpu);
   void put_prev_groups(const bpf::StateRecord& r, size_t index, int cpu,
                        const std::set<uint64_t>& picked);
-  void set_sleep_buddy(const bpf::TaskState& prev, int cpu);
   void pick_at(const bpf::StateRecord& r, size_t index, int cpu, size_t level);
   bool state_at_pick_known(const Mirror& m, const bpf::StateRecord& r, size_t level);
   /// The cfs_rq a group entity of `m` owns, where the records showed it.

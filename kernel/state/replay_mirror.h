@@ -29,6 +29,9 @@ struct Member {
   uint64_t se = 0;
   std::string comm;
   bool lag_known = true;  // e.vlag is the lag its dequeue saved (recorded or replayed)
+  // e.seq orders it among entities of equal deadline as the kernel's tree does (it joined the
+  // tree at a record or a model operation, not at a seeding from a snapshot)
+  bool order_known = true;
 };
 
 /// The last run delta the replay applied to curr, and curr before it.
