@@ -180,10 +180,7 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   m.run_ns = m.overrun_ns = 0;
   m.tau_seen = tau_;
   fluid_extremes(m);
-  for (const auto& [other, window] : m.windows) {
-    Window& w = *window;
-    (id < other ? w.picked_a : w.picked_b) = true;
-    if (w.established || !w.picked_a || !w.picked_b) continue;
+  const auto establish = [&](Window& w, int64_t other) {
     // Both picked since the window opened: from here each one's lead over the other is held
     // inside the band of SPEC.md §6.2, so the window is measured from now.
     w.a0 = members_.at(std::min(id, other)).sigma;
@@ -192,6 +189,18 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
     w.t0 = t;
     w.max_x = w.min_x = {0, 0};
     w.t_max_lo = w.t_min_hi = t;
+  };
+  size_t k = 0;  // m.windows grows as implied windows are established: by index
+  for (auto& [oid, o] : members_) {
+    if (oid == id) continue;
+    if (k < m.windows.size() && m.windows[k].other == oid) {
+      Window& w = *m.windows[k++].window;
+      (id < oid ? w.picked_a : w.picked_b) = true;
+      if (!w.established && w.picked_a && w.picked_b) establish(w, oid);
+    } else if (picked_since(o, std::max(m.open_seq, o.open_seq))) {
+      establish(*materialize(id, m, oid, o), oid);
+      ++k;
+    }
   }
 }
 
@@ -205,6 +214,7 @@ void CfsRqTrack::stop(int64_t id, int64_t t) {
   if (it == members_.end() || !it->second.running) return;
   Member& m = it->second;
   m.running = false;
+  m.last_stop_seq = ++seq_;
   m.tau_seen = tau_;
   fluid_extremes(m);
   start_wait(m, id, t, true, t, {}, false);
@@ -282,6 +292,7 @@ void CfsRqTrack::note_extremes(Window& w, Range x) {
 void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
   const auto it = members_.find(id);
   if (it == members_.end() || ns <= 0) return;
+  materialize_all(id, it->second);
   const double per_weight = ns / it->second.info.weight.lo;
   for (const auto& [other, w] : it->second.windows) {
     w->u += per_weight;
@@ -317,36 +328,57 @@ void CfsRqTrack::groups_may_have_run(double ns, const std::function<bool(int64_t
   }
 }
 
+// Its windows with every other member open, implied (SPEC.md §6.2's pair windows hold no state
+// until both were picked), but for those that start from zero.
 void CfsRqTrack::open_windows(int64_t id, int64_t t) {
   Member& m = members_.at(id);
+  m.open_seq = ++seq_;
+  if (!m.fresh_new) return;
   for (auto& [oid, o] : members_) {
-    if (oid == id) continue;
-    const bool first = id < oid;
-    const Member& a = first ? m : o;
-    const Member& b = first ? o : m;
-    Window w;
-    w.a0 = a.sigma;
-    w.b0 = b.sigma;
-    w.wa = a.info.weight;
-    w.wb = b.info.weight;
-    w.ra = a.info.slice;
-    w.rb = b.info.slice;
-    w.picked_a = a.running;
-    w.picked_b = b.running;
     // Both placed new (zero lag) at one value of V, and neither has run: their vruntimes are
     // equal, so the gap starts at 0 and is bounded from the start (SPEC.md §6.2).
-    if (a.fresh_new && b.fresh_new && a.new_epoch == b.new_epoch) {
-      w.from_zero = w.established = true;
-      w.t0 = t;
-    }
-    Window* node = new_window();
-    *node = w;
-    // Partners come in ascending order, so each link goes at the end of m's; o's gains id.
-    m.windows.push_back({oid, node});
-    const auto at = std::lower_bound(o.windows.begin(), o.windows.end(), id,
-                                     [](const Link& l, int64_t x) { return l.other < x; });
-    o.windows.insert(at, {id, node});
+    if (oid == id || !o.fresh_new || o.new_epoch != m.new_epoch) continue;
+    Window& w = *materialize(id, m, oid, o);
+    w.from_zero = w.established = true;
+    w.t0 = t;
   }
+}
+
+CfsRqTrack::Window* CfsRqTrack::materialize(int64_t a, Member& ma, int64_t b, Member& mb) {
+  if (b < a) return materialize(b, mb, a, ma);
+  const uint64_t open = std::max(ma.open_seq, mb.open_seq);
+  Window w;
+  w.a0 = ma.sigma;
+  w.b0 = mb.sigma;
+  w.wa = ma.info.weight;
+  w.wb = mb.info.weight;
+  w.ra = ma.info.slice;
+  w.rb = mb.info.slice;
+  w.picked_a = picked_since(ma, open);
+  w.picked_b = picked_since(mb, open);
+  Window* node = new_window();
+  *node = w;
+  const auto by_other = [](const Link& l, int64_t x) { return l.other < x; };
+  ma.windows.insert(std::lower_bound(ma.windows.begin(), ma.windows.end(), b, by_other), {b, node});
+  mb.windows.insert(std::lower_bound(mb.windows.begin(), mb.windows.end(), a, by_other), {a, node});
+  return node;
+}
+
+void CfsRqTrack::materialize_all(int64_t id, Member& m) {
+  if (m.windows.size() + 1 == members_.size()) return;
+  size_t k = 0;
+  for (auto& [oid, o] : members_) {
+    if (oid == id) continue;
+    if (k >= m.windows.size() || m.windows[k].other != oid) materialize(id, m, oid, o);
+    ++k;
+  }
+}
+
+void CfsRqTrack::note_sleeper(int64_t id, Member& m) {
+  if (m.sleeper_noted) return;
+  m.sleeper_noted = true;
+  ctx_->book->not_applicable(kShare, id, Reason::Sleeper);
+  ctx_->book->not_applicable(kLag, id, Reason::Sleeper);
 }
 
 CfsRqTrack::Window* CfsRqTrack::new_window() {
@@ -364,15 +396,23 @@ void CfsRqTrack::unlink(Member& m, int64_t other) {
 
 void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
   Member& m = members_.at(id);
-  for (const auto& [other, window] : m.windows) {
+  auto link = m.windows.begin();
+  for (auto& [other, o] : members_) {
+    if (other == id) continue;
+    if (link == m.windows.end() || link->other != other) {  // implied: never established
+      note_sleeper(id, m);
+      note_sleeper(other, o);
+      continue;
+    }
     const int64_t a = std::min(id, other), b = std::max(id, other);
-    const Member& ma = members_.at(a);
-    const Member& mb = members_.at(b);
+    const Member& ma = a == id ? m : o;
+    const Member& mb = b == id ? m : o;
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
-    judge_window(a, b, *window, t, line, sa, sb);
-    unlink(members_.at(other), id);
-    free_.push_back(window);
+    judge_window(a, b, *link->window, t, line, sa, sb);
+    unlink(o, id);
+    free_.push_back(link->window);
+    ++link;
   }
   m.windows.clear();
 }
@@ -542,6 +582,7 @@ void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
     change(e, t, line, false);
     return;
   }
+  materialize_all(e.id, it->second);
   it->second.info = e;
   for (const auto& [other, w] : it->second.windows) {
     Range& hull = e.id < other ? w->wa : w->wb;
@@ -557,9 +598,21 @@ void CfsRqTrack::finish(int64_t t, int line) {
   for (auto& [id, m] : members_)
     if (m.wait) judge_wait(id, m, t, line, true, {}, {});
   // Every open window once, as (a, b) with a < b, in ascending order of the pair.
-  for (auto& [a, m] : members_)
-    for (const auto& [b, window] : m.windows)
-      if (a < b) judge_window(a, b, *window, t, line, m.sigma, members_.at(b).sigma);
+  for (auto ia = members_.begin(); ia != members_.end(); ++ia) {
+    auto& [a, m] = *ia;
+    auto link = std::upper_bound(m.windows.begin(), m.windows.end(), a,
+                                 [](int64_t x, const Link& l) { return x < l.other; });
+    for (auto ib = std::next(ia); ib != members_.end(); ++ib) {
+      auto& [b, o] = *ib;
+      if (link != m.windows.end() && link->other == b) {
+        judge_window(a, b, *link->window, t, line, m.sigma, o.sigma);
+        ++link;
+      } else {  // implied: never established
+        note_sleeper(a, m);
+        note_sleeper(b, o);
+      }
+    }
+  }
   for (auto& [id, m] : members_) {
     for (const auto& [other, window] : m.windows)
       if (id < other) free_.push_back(window);

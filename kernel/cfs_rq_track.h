@@ -170,15 +170,30 @@ class CfsRqTrack {
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
     double carried = 0;       // the lag a weight change carried into this phase (in adjust)
     bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
-    // Its pair windows by partner, ascending: an event of one entity touches its own n - 1
-    // windows, not all n(n - 1)/2. A sorted vector: joins and leaves come by the million, and
-    // a cfs_rq holds tens of entities.
+    // Every other member shares a pair window with it, but most pairs of a busy cfs_rq leave
+    // again before both were picked, so a window holds state only once it has some: its pair
+    // was established, it was opened from zero, or it took uncertainty or a weight hull. Until
+    // then it is implied (open since the later of the two opens, picked as the members' pick
+    // and stop sequence says), and its end is "not applicable (sleeper)". The windows that hold
+    // state, by partner, ascending: an event of one entity touches its own, not all n(n - 1)/2.
     std::vector<Link> windows;
+    uint64_t open_seq = 0;       // when it last (re)opened its windows (join, change)
+    uint64_t last_stop_seq = 0;  // when its last run ended (stop)
+    bool sleeper_noted = false;  // an implied window of it ended: noted in the book already
   };
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
   Window* new_window();
   static void unlink(Member& m, int64_t other);
+  // Whether x was picked (or running) since a window opened at `open` (a sequence number).
+  static bool picked_since(const Member& x, uint64_t open) {
+    return x.running || x.last_stop_seq > open;
+  }
+  // The implied window of (a, b) made to hold state, linked in both members' windows.
+  Window* materialize(int64_t a, Member& ma, int64_t b, Member& mb);
+  // Every implied window of id made to hold state (it is about to take some).
+  void materialize_all(int64_t id, Member& m);
+  void note_sleeper(int64_t id, Member& m);  // an implied window of it ended
   void open_windows(int64_t id, int64_t t);
   void close_windows(int64_t id, int64_t t, int line, bool without_run);
   void overrun(int64_t id, double excess);
@@ -211,6 +226,7 @@ class CfsRqTrack {
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag
+  uint64_t seq_ = 0;            // orders opens and stops (implied windows' picked flags)
   bool finishing_ = false;      // finish(): open waits are judged, not counted as delays
   double v_ = 0, w_fluid_ = 0;  // the fluid clock and weight (SPEC.md §6.2)
 };
