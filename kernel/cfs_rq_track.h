@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/flat_id_map.h"
 #include "kernel/range.h"
 #include "kernel/verdict_book.h"
 #include "spec/verdict.h"
@@ -218,7 +219,7 @@ class CfsRqTrack {
 
   std::string path_;
   const LevelContext* ctx_;
-  std::map<int64_t, Member> members_;
+  FlatIdMap<Member> members_;
   std::deque<Window> pool_;             // every pair window, open or free (stable addresses)
   std::vector<Window*> free_;           // windows of pool_ no pair holds
   std::map<int64_t, double> sleepers_;  // possibly delayed: weight
