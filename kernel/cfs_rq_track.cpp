@@ -30,36 +30,25 @@ Reasons inexact(Range weight, Range slice) {
 
 }  // namespace
 
-Range CfsRqTrack::weight_sum() const {
-  Range w;
-  for (const auto& [id, m] : members_) w += m.info.weight;
-  return w;
-}
-
-double CfsRqTrack::m_hat_lo(int64_t except) const {
-  double m = 0;
-  for (const auto& [id, o] : members_)
-    if (id != except) m = std::max(m, lag_deficit(o.info.slice.lo, ctx_->tick_ns));
-  return m;
-}
-
 void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
                       Reasons start_unknown) {
   if (members_.count(e.id)) return;
+  const double m_lo = lag_deficit(e.slice.lo, ctx_->tick_ns);
+  const double m_hi = lag_deficit(e.slice.hi, ctx_->tick_ns);
+  const bool steady = e.weight.is_exact();
+  bool running = false;
   for (auto& [id, o] : members_) {
+    running = running || o.running;
     if (!o.wait) continue;
     ++o.wait->joins;
     o.wait->joined += e.weight;
-    o.wait->m_lo = std::max(o.wait->m_lo, lag_deficit(e.slice.lo, ctx_->tick_ns));
-    o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(e.slice.hi, ctx_->tick_ns));
+    o.wait->m_lo = std::max(o.wait->m_lo, m_lo);
+    o.wait->m_hi = std::max(o.wait->m_hi, m_hi);
+    if (!steady) o.wait->weight_changed = true;
   }
   // V moves while an entity here runs (its service is accounted only later): a join then
   // lands at another V than the previous one.
-  if (std::any_of(members_.begin(), members_.end(), [](const auto& x) { return x.second.running; }))
-    ++epoch_;
-  const bool steady = e.weight.is_exact();
-  for (auto& [id, o] : members_)
-    if (o.wait && !steady) o.wait->weight_changed = true;
+  if (running) ++epoch_;
   Member& m = members_[e.id];
   m.info = e;
   m.fresh_new = kind == JoinKind::New;
@@ -81,24 +70,23 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
   w.woken = woken;
   w.tau0 = tau_;
   w.unknown0 = *ctx_->cpu_unknown_ns;
-  w.W0 = weight_sum();
-  double maybe = 0;
-  for (const auto& [sid, sw] : sleepers_)
-    if (sid != id) maybe += sw;
-  for (const auto& [pid, pw] : possible_) maybe += pw;
-  w.W0.hi += maybe;
+  // One walk, in ascending order as the sum's rounding was: the cfs_rq's weight, the others'
+  // largest lag deficits, and whether a weight is not known exactly (it may change while its
+  // entity runs, and Linux 6.13..7.0 moves V when it reweights the running entity, SPEC.md
+  // §4.8: the bound is not promised then).
+  for (const auto& [oid, o] : members_) {
+    w.W0 += o.info.weight;
+    if (!o.info.weight.is_exact()) w.weight_changed = true;
+    if (oid == id) continue;
+    w.m_lo = std::max(w.m_lo, lag_deficit(o.info.slice.lo, ctx_->tick_ns));
+    w.m_hi = std::max(w.m_hi, lag_deficit(o.info.slice.hi, ctx_->tick_ns));
+  }
+  w.W0.hi += maybe_members(id);
   const double others = static_cast<double>(members_.size() - 1);
   w.n0 = {others, others + static_cast<double>(sleepers_.size() + possible_.size())};
-  w.m_lo = m_hat_lo(id);
-  for (const auto& [oid, o] : members_)
-    if (oid != id) w.m_hi = std::max(w.m_hi, lag_deficit(o.info.slice.hi, ctx_->tick_ns));
   if (!sleepers_.empty() || !possible_.empty())
     w.m_hi = std::max(w.m_hi, lag_deficit(1e8, ctx_->tick_ns));
   w.outsiders = !possible_.empty();
-  // A weight not known exactly may change while its entity runs, and Linux 6.13..7.0 moves V
-  // when it reweights the running entity (SPEC.md §4.8): the bound is not promised then.
-  for (const auto& [oid, o] : members_)
-    if (!o.info.weight.is_exact()) w.weight_changed = true;
   m.wait = w;
 }
 
@@ -300,10 +288,58 @@ void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
   }
 }
 
+double CfsRqTrack::maybe_members(int64_t except) const {
+  if (maybe_sums_exact_) {
+    const auto it = sleepers_.find(except);
+    return (sleepers_sum_ - (it != sleepers_.end() ? it->second : 0)) + possible_sum_;
+  }
+  double maybe = 0;
+  for (const auto& [sid, sw] : sleepers_)
+    if (sid != except) maybe += sw;
+  for (const auto& [pid, pw] : possible_) maybe += pw;
+  return maybe;
+}
+
+void CfsRqTrack::add_sleeper(int64_t id, double weight) {
+  const auto [it, fresh] = sleepers_.emplace(id, weight);
+  if (!fresh) {
+    sleepers_sum_ -= it->second;
+    it->second = weight;
+  }
+  sleepers_sum_ += weight;
+  note_maybe_weight(weight);
+}
+
+void CfsRqTrack::forget_sleeper(int64_t id) {
+  const auto it = sleepers_.find(id);
+  if (it == sleepers_.end()) return;
+  sleepers_sum_ -= it->second;
+  sleepers_.erase(it);
+}
+
+void CfsRqTrack::forget_possible_member(int64_t pid) {
+  const auto it = possible_.find(pid);
+  if (it == possible_.end()) return;
+  possible_sum_ -= it->second;
+  possible_.erase(it);
+}
+
+void CfsRqTrack::note_maybe_weight(double weight) {
+  if (weight != std::floor(weight) || std::abs(weight) > kExactWeight) maybe_sums_exact_ = false;
+}
+
 void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
   const auto [it, fresh] = possible_.emplace(pid, weight);
   const double added = fresh ? weight : weight - it->second;  // a renice while queued: heavier
+  if (fresh) {
+    possible_sum_ += weight;
+    note_maybe_weight(weight);
+  }
   if (added <= 0) return;
+  if (!fresh) {
+    possible_sum_ += added;
+    note_maybe_weight(weight);
+  }
   it->second = weight;
   for (auto& [id, o] : members_) {
     if (!o.wait) continue;

@@ -109,15 +109,15 @@ class CfsRqTrack {
 
   /// A task of this cfs_rq blocked here: it may stay queued as a delayed entity (SPEC.md §4.9)
   /// until it is seen again.
-  void add_sleeper(int64_t id, double weight) { sleepers_[id] = weight; }
-  void forget_sleeper(int64_t id) { sleepers_.erase(id); }
+  void add_sleeper(int64_t id, double weight);
+  void forget_sleeper(int64_t id);
 
   /// A task whose group the trace does not give (an outsider) is queued on this CPU, and this
   /// group's cfs_rq may be where it is (SPEC.md §6.2): like a sleeper, it may be one more entity
   /// here, of its task weight, for every wait in progress and every wait that starts. Called
   /// again after a renice, it keeps the heavier weight.
   void add_possible_member(int64_t pid, double weight);
-  void forget_possible_member(int64_t pid) { possible_.erase(pid); }
+  void forget_possible_member(int64_t pid);
   /// Such an outsider ran ns: had it been here, the others of a wait here got that much more.
   void possible_member_ran(double ns);
   /// ... and each group entity of this cfs_rq that `may_hold` it may have received ns more than
@@ -211,8 +211,9 @@ class CfsRqTrack {
   void fluid_leave(int64_t id, Member& m);
   double fluid_ideal(const Member& m) const { return m.w_fluid * (v_ - m.v0) + m.adjust; }
   void fluid_extremes(Member& m);
-  Range weight_sum() const;
-  double m_hat_lo(int64_t except) const;
+  // The weight of the sleepers (but `except`) and outsiders that may be queued here.
+  double maybe_members(int64_t except) const;
+  void note_maybe_weight(double weight);
   Range x_of(const Window& w, Range sa, Range sb) const;  // the gap's change since rebasing
   void note_extremes(Window& w, Range x);
   void update_extremes(int64_t id);
@@ -224,6 +225,12 @@ class CfsRqTrack {
   std::vector<Window*> free_;           // windows of pool_ no pair holds
   std::map<int64_t, double> sleepers_;  // possibly delayed: weight
   std::map<int64_t, double> possible_;  // outsiders maybe here: weight
+  // Their sums, kept as they change: while every weight is a whole number below 2^50 (task
+  // weights are), a sum is exact in any order, so it equals the walk in ascending order that
+  // maybe_members() makes otherwise.
+  static constexpr double kExactWeight = 1125899906842624.0;  // 2^50
+  double sleepers_sum_ = 0, possible_sum_ = 0;
+  bool maybe_sums_exact_ = true;
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag
