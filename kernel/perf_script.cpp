@@ -103,7 +103,7 @@ PrevState parse_prev_state(std::string_view s, const std::string& file, int line
 }
 
 struct EventKeys {
-  const char* name;
+  std::string_view name;
   KernelEventKind kind;
   std::vector<std::string_view> keys;  // in the order the tracepoint prints them
 };
@@ -175,19 +175,26 @@ size_t key_words(std::string_view trace, std::array<KeyWord, 24>& out) {
   return n;
 }
 
-size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Field, 8>& out,
-                    const std::string& file, int line) {
-  std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
+// The key words of a line's fields, listed once for the plugin-layout test and the split.
+struct KeyWords {
+  std::string_view trace;
   std::array<KeyWord, 24> words;
-  const size_t nwords = key_words(trace, words);
-  const bool listed = nwords <= words.size();
+  size_t n;
+  explicit KeyWords(std::string_view t) : trace(t), n(key_words(t, words)) {}
   // The first word k at or after `from`, as find_key finds it.
-  const auto locate = [&](std::string_view k, size_t from) {
-    if (!listed) return find_key(trace, k, from);
-    for (size_t i = 0; i < nwords; ++i)
+  size_t locate(std::string_view k, size_t from) const {
+    if (n > words.size()) return find_key(trace, k, from);
+    for (size_t i = 0; i < n; ++i)
       if (words[i].at >= from && words[i].name == k) return words[i].at;
     return std::string_view::npos;
-  };
+  }
+};
+
+size_t split_fields(const KeyWords& words, const EventKeys& ev, std::array<Field, 8>& out,
+                    const std::string& file, int line) {
+  const std::string_view trace = words.trace;
+  std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
+  const auto locate = [&](std::string_view k, size_t from) { return words.locate(k, from); };
   size_t n = 0, from = 0;
   for (const std::string_view k : ev.keys) {
     const size_t p = locate(k, from);
@@ -372,23 +379,24 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   e.kind = ev->kind;
 
   const std::string_view rest = pos < view.size() ? view.substr(pos) : std::string_view();
+  const KeyWords words(rest);
   const bool is_switch = e.kind == KernelEventKind::Switch;
   const bool wakeup_like = e.kind == KernelEventKind::Wakeup ||
                            e.kind == KernelEventKind::WakeupNew ||
                            e.kind == KernelEventKind::Waking;
-  if (is_switch && find_key(rest, "prev_pid", 0) == std::string_view::npos &&
+  if (is_switch && words.locate("prev_pid", 0) == std::string_view::npos &&
       rest.find(" ==> ") != std::string_view::npos) {
     parse_plugin_switch(e, rest, file, line);
     return e;
   }
-  if (wakeup_like && find_key(rest, "pid", 0) == std::string_view::npos &&
+  if (wakeup_like && words.locate("pid", 0) == std::string_view::npos &&
       rest.find(" [") != std::string_view::npos) {
     parse_plugin_wakeup(e, rest, file, line);
     return e;
   }
 
   std::array<Field, 8> fields;
-  const size_t n = split_fields(rest, *ev, fields, file, line);
+  const size_t n = split_fields(words, *ev, fields, file, line);
   bool has_pid = false, has_prev = false, has_state = false;
   for (size_t i = 0; i < n; ++i) {
     if (fields[i].value.empty()) bad_field(file, line, fields[i].key, "empty");
