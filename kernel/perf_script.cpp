@@ -324,12 +324,20 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
     bad_field(file, line, "line", "NUL byte at column " + std::to_string(nul + 1));
   // "<comm> <pid>[/<tid>] [<cpu>] <time>: …" (perf) or "<comm>-<pid> [<cpu>] [<flags>] <time>:
   // …" (trace-cmd). The CPU bracket is the anchor; the task name before it may contain anything.
-  size_t open = view.find(" [");
+  // " [" found by its '[' (the task name is padded with blanks: a search for the blank stops at
+  // each of them).
+  const auto bracket_after = [&](size_t from) {
+    for (size_t b = view.find('[', from + 1); b != std::string_view::npos;
+         b = view.find('[', b + 1))
+      if (view[b - 1] == ' ') return b - 1;
+    return std::string_view::npos;
+  };
+  size_t open = bracket_after(0);
   while (open != std::string_view::npos) {
     const size_t close = view.find(']', open);
     if (close != std::string_view::npos && all_digits(view.substr(open + 2, close - open - 2)))
       break;
-    open = view.find(" [", open + 1);
+    open = bracket_after(open + 1);
   }
   if (open == std::string_view::npos) bad_field(file, line, "cpu", "no [CPU] column");
   const size_t close = view.find(']', open);
@@ -355,8 +363,9 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   // "(+delta)" (trace-cmd --ts-diff), "<event>:".
   size_t pos = close + 1;
   const auto next_token = [&]() -> std::string_view {
-    const size_t b = view.find_first_not_of(' ', pos);
-    if (b == std::string_view::npos) return {};
+    size_t b = pos;  // by hand: find_first_not_of is a memchr a character
+    while (b < view.size() && view[b] == ' ') ++b;
+    if (b == view.size()) return {};
     const size_t end = view.find(' ', b);
     pos = end == std::string_view::npos ? view.size() : end;
     return view.substr(b, pos - b);
