@@ -50,6 +50,8 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
   // lands at another V than the previous one.
   if (running) ++epoch_;
   Member& m = members_[e.id];
+  m.sleeper_noted = noted_.count(e.id) != 0;
+  if (!m.sleeper_noted) ++unnoted_;
   m.info = e;
   m.fresh_new = kind == JoinKind::New;
   m.new_epoch = epoch_;
@@ -413,6 +415,8 @@ void CfsRqTrack::materialize_all(int64_t id, Member& m) {
 void CfsRqTrack::note_sleeper(int64_t id, Member& m) {
   if (m.sleeper_noted) return;
   m.sleeper_noted = true;
+  --unnoted_;
+  noted_.insert(id);
   ctx_->book->not_applicable(kShare, id, Reason::Sleeper);
   ctx_->book->not_applicable(kLag, id, Reason::Sleeper);
 }
@@ -432,23 +436,30 @@ void CfsRqTrack::unlink(Member& m, int64_t other) {
 
 void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
   Member& m = members_.at(id);
+  // The implied windows need a walk of all members only while one of their ends is not noted
+  // yet; the windows that hold state come in the same order either way.
+  const bool implied = m.windows.size() + 1 < members_.size();
+  if (implied) note_sleeper(id, m);
+  const bool walk = implied && unnoted_ > 0;
   auto link = m.windows.begin();
-  for (auto& [other, o] : members_) {
+  for (auto o_it = walk ? members_.begin() : members_.end(); o_it != members_.end(); ++o_it) {
+    auto& [other, o] = *o_it;
     if (other == id) continue;
-    if (link == m.windows.end() || link->other != other) {  // implied: never established
-      note_sleeper(id, m);
+    if (link == m.windows.end() || link->other != other)  // implied: never established
       note_sleeper(other, o);
-      continue;
-    }
+    else
+      ++link;
+  }
+  for (const auto& [other, window] : m.windows) {
+    Member& o = members_.at(other);
     const int64_t a = std::min(id, other), b = std::max(id, other);
     const Member& ma = a == id ? m : o;
     const Member& mb = b == id ? m : o;
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
-    judge_window(a, b, *link->window, t, line, sa, sb);
+    judge_window(a, b, *window, t, line, sa, sb);
     unlink(o, id);
-    free_.push_back(link->window);
-    ++link;
+    free_.push_back(window);
   }
   m.windows.clear();
 }
@@ -575,6 +586,7 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   }
   close_windows(id, t, line, false);
   fluid_leave(id, m);
+  if (!m.sleeper_noted) --unnoted_;
   members_.erase(it);
   ++epoch_;
   for (auto& [oid, o] : members_)

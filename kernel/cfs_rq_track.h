@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -235,6 +236,10 @@ class CfsRqTrack {
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag
   uint64_t seq_ = 0;            // orders opens and stops (implied windows' picked flags)
+  // The subjects noted "not applicable (sleeper)" here (the book keeps it for good), and how
+  // many members are not yet: while none is, an ending implied window has nothing to note.
+  std::unordered_set<int64_t> noted_;
+  size_t unnoted_ = 0;
   bool finishing_ = false;      // finish(): open waits are judged, not counted as delays
   double v_ = 0, w_fluid_ = 0;  // the fluid clock and weight (SPEC.md §6.2)
 };
