@@ -30,6 +30,14 @@ Reasons inexact(Range weight, Range slice) {
 
 }  // namespace
 
+void CfsRqTrack::set_info(Member& m, const EntityInfo& e) {
+  if (!m.info.weight.is_exact()) --inexact_weights_;
+  m.info = e;
+  if (!e.weight.is_exact()) ++inexact_weights_;
+  m.deficit_lo = lag_deficit(e.slice.lo, ctx_->tick_ns);
+  m.deficit_hi = lag_deficit(e.slice.hi, ctx_->tick_ns);
+}
+
 void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
                       Reasons start_unknown) {
   if (members_.count(e.id)) return;
@@ -44,15 +52,15 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
     o.wait->joined += e.weight;
     o.wait->m_lo = std::max(o.wait->m_lo, m_lo);
     o.wait->m_hi = std::max(o.wait->m_hi, m_hi);
-    if (!steady) o.wait->weight_changed = true;
   }
+  if (!steady) ++unsteady_joins_;  // the waits in progress: their weight changed
   // V moves while an entity here runs (its service is accounted only later): a join then
   // lands at another V than the previous one.
   if (running) ++epoch_;
   Member& m = members_[e.id];
   m.sleeper_noted = noted_.count(e.id) != 0;
   if (!m.sleeper_noted) ++unnoted_;
-  m.info = e;
+  set_info(m, e);
   m.fresh_new = kind == JoinKind::New;
   m.new_epoch = epoch_;
   if (kind != JoinKind::New) ++epoch_;  // placed with a lag: V moves (SPEC.md §3)
@@ -78,11 +86,13 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
   // §4.8: the bound is not promised then).
   for (const auto& [oid, o] : members_) {
     w.W0 += o.info.weight;
-    if (!o.info.weight.is_exact()) w.weight_changed = true;
     if (oid == id) continue;
-    w.m_lo = std::max(w.m_lo, lag_deficit(o.info.slice.lo, ctx_->tick_ns));
-    w.m_hi = std::max(w.m_hi, lag_deficit(o.info.slice.hi, ctx_->tick_ns));
+    w.m_lo = std::max(w.m_lo, o.deficit_lo);
+    w.m_hi = std::max(w.m_hi, o.deficit_hi);
   }
+  if (inexact_weights_ > 0) w.weight_changed = true;
+  w.leaves0 = leaves_;
+  w.unsteady0 = unsteady_joins_;
   w.W0.hi += maybe_members(id);
   const double others = static_cast<double>(members_.size() - 1);
   w.n0 = {others, others + static_cast<double>(sleepers_.size() + possible_.size())};
@@ -112,7 +122,7 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
   in.W = w.W0 + w.joined;
   in.n_others = w.n0;
   in.joins = w.joins;
-  in.leaves = w.leaves;
+  in.leaves = static_cast<int>(leaves_ - w.leaves0);
   in.m_others = {w.m_lo, w.m_hi};
   in.tick_ns = ctx_->tick_ns;
   const Range B = starvation_bound(in);
@@ -132,7 +142,8 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
         m.info.weight.mid(), in.W.mid());
   };
   const bool sure_measure = w.start_known && o_lo_valid && !end_lo;
-  if (sure_measure && O.lo > B.hi + w.late && real.lo > threshold && !w.weight_changed) {
+  const bool weight_changed = w.weight_changed || unsteady_joins_ > w.unsteady0;
+  if (sure_measure && O.lo > B.hi + w.late && real.lo > threshold && !weight_changed) {
     ctx_->book->sure(kStarvation, id, O.lo - B.hi - w.late, ctx_->cpu, line, describe);
   } else if (O.hi > B.lo && real.hi > threshold) {
     // Name what keeps it from a verdict: the measurement's spread, the bound's, or both.
@@ -149,7 +160,7 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
       if (!m.info.slice.is_exact() || w.m_hi > w.m_lo) why |= Reason::MissingSnapshot;
       if (w.n0.hi > w.n0.lo) why |= Reason::QueuedSetUnknown;
     }
-    if (w.weight_changed && O.lo > B.hi) why |= Reason::WeightChanged;
+    if (weight_changed && O.lo > B.hi) why |= Reason::WeightChanged;
     if (why.empty()) why = w.start_why | end_why | inexact(m.info.weight, m.info.slice);
     ctx_->book->possible(kStarvation, id, why, O.hi - B.lo, ctx_->cpu, line, describe);
   } else {
@@ -360,7 +371,8 @@ void CfsRqTrack::possible_member_ran(double ns) {
 void CfsRqTrack::groups_may_have_run(double ns, const std::function<bool(int64_t)>& may_hold) {
   if (ns <= 0) return;
   for (auto& [id, m] : members_) {
-    if (id >= 0 || !may_hold(id)) continue;
+    if (id >= 0) break;  // group entities (negative ids) come first
+    if (!may_hold(id)) continue;
     uncertain(id, ns, Reason::MembershipUnknown);
     if (m.wait) m.wait->own_maybe += ns;
   }
@@ -587,10 +599,10 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   close_windows(id, t, line, false);
   fluid_leave(id, m);
   if (!m.sleeper_noted) --unnoted_;
+  if (!m.info.weight.is_exact()) --inexact_weights_;
   members_.erase(it);
   ++epoch_;
-  for (auto& [oid, o] : members_)
-    if (o.wait) ++o.wait->leaves;
+  ++leaves_;  // for the waits in progress
 }
 
 void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_run) {
@@ -618,7 +630,7 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
     w_fluid_ -= m.w_fluid;
     m.fluid = false;
   }
-  m.info = e;
+  set_info(m, e);
   fluid_join_keep(m);
   open_windows(e.id, t);
 }
@@ -631,7 +643,7 @@ void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
     return;
   }
   materialize_all(e.id, it->second);
-  it->second.info = e;
+  set_info(it->second, e);
   for (const auto& [other, w] : it->second.windows) {
     Range& hull = e.id < other ? w->wa : w->wb;
     hull = hull.hull(e.weight);

@@ -134,7 +134,9 @@ class CfsRqTrack {
     double tau0 = 0, unknown0 = 0;  // the cfs_rq's service and the CPU's unrecorded time then
     Range W0, n0;  // the cfs_rq's weight (k included) and other entities at the start
     Range joined;  // the weight of the entities that joined since
-    int joins = 0, leaves = 0;
+    int joins = 0;
+    int64_t leaves0 = 0;        // the cfs_rq's departures when it began (leaves_)
+    int64_t unsteady0 = 0;      // its joins of an inexact weight then (unsteady_joins_)
     double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others
     bool weight_changed = false;
     double late = 0;       // service the others got past their requests plus a tick (late ticks)
@@ -157,7 +159,8 @@ class CfsRqTrack {
     Window* window;  // in pool_
   };
   struct Member {
-    EntityInfo info;
+    EntityInfo info;                        // set_info()
+    double deficit_lo = 0, deficit_hi = 0;  // lag_deficit of its slice's ends
     bool running = false;
     bool fresh_new = false;  // joined new and has not run
     uint64_t new_epoch = 0;
@@ -185,6 +188,7 @@ class CfsRqTrack {
   };
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
+  void set_info(Member& m, const EntityInfo& e);  // its info and what is kept of it
   Window* new_window();
   static void unlink(Member& m, int64_t other);
   // Whether x was picked (or running) since a window opened at `open` (a sequence number).
@@ -235,7 +239,12 @@ class CfsRqTrack {
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag
-  uint64_t seq_ = 0;            // orders opens and stops (implied windows' picked flags)
+  // Counted for the waits, which take the difference since they began: departures, joins of
+  // an inexact weight (each changes the weight of every wait in progress), and the members
+  // whose weight is inexact now.
+  int64_t leaves_ = 0, unsteady_joins_ = 0;
+  size_t inexact_weights_ = 0;
+  uint64_t seq_ = 0;  // orders opens and stops (implied windows' picked flags)
   // The subjects noted "not applicable (sleeper)" here (the book keeps it for good), and how
   // many members are not yet: while none is, an ending implied window has nothing to note.
   std::unordered_set<int64_t> noted_;
