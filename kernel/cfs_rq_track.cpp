@@ -21,6 +21,12 @@ bool tight(Range w) { return w.bounded() && w.hi - w.lo <= 0.02 * w.lo; }
 
 std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
+// Both ends whole numbers below 2^50: sums of such are exact in double, in any order.
+bool whole(Range w) {
+  const auto one = [](double x) { return x == std::floor(x) && std::abs(x) <= 0x1p50; };
+  return one(w.lo) && one(w.hi);
+}
+
 Reasons inexact(Range weight, Range slice) {
   Reasons r;
   if (!weight.is_exact()) r |= Reason::WeightUnknown;
@@ -41,22 +47,20 @@ void CfsRqTrack::set_info(Member& m, const EntityInfo& e) {
 void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
                       Reasons start_unknown) {
   if (members_.count(e.id)) return;
-  const double m_lo = lag_deficit(e.slice.lo, ctx_->tick_ns);
-  const double m_hi = lag_deficit(e.slice.hi, ctx_->tick_ns);
   const bool steady = e.weight.is_exact();
-  bool running = false;
-  for (auto& [id, o] : members_) {
-    running = running || o.running;
-    if (!o.wait) continue;
-    ++o.wait->joins;
-    o.wait->joined += e.weight;
-    o.wait->m_lo = std::max(o.wait->m_lo, m_lo);
-    o.wait->m_hi = std::max(o.wait->m_hi, m_hi);
-  }
-  if (!steady) ++unsteady_joins_;  // the waits in progress: their weight changed
+  // What the waits in progress take of the join (joined_since() and the rest of judge_wait).
+  ++joins_;
+  if (!steady) ++unsteady_joins_;  // their weight changed
+  const uint64_t seq = ++join_seq_;
+  note_peak(peak_lo_, seq, lag_deficit(e.slice.lo, ctx_->tick_ns));
+  note_peak(peak_hi_, seq, lag_deficit(e.slice.hi, ctx_->tick_ns));
+  if (joined_exact_ && !add_joined(e.weight)) joined_to_waits();
+  if (!joined_exact_)
+    for (auto& [id, o] : members_)
+      if (o.wait) o.wait->joined += e.weight;
   // V moves while an entity here runs (its service is accounted only later): a join then
   // lands at another V than the previous one.
-  if (running) ++epoch_;
+  if (running_ > 0) ++epoch_;
   Member& m = members_[e.id];
   m.sleeper_noted = noted_.count(e.id) != 0;
   if (!m.sleeper_noted) ++unnoted_;
@@ -93,6 +97,10 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
   if (inexact_weights_ > 0) w.weight_changed = true;
   w.leaves0 = leaves_;
   w.unsteady0 = unsteady_joins_;
+  w.joins0 = joins_;
+  w.outsiders0 = outsider_joins_;
+  w.join_seq0 = join_seq_;
+  w.joined0 = joined_sum_;
   w.W0.hi += maybe_members(id);
   const double others = static_cast<double>(members_.size() - 1);
   w.n0 = {others, others + static_cast<double>(sleepers_.size() + possible_.size())};
@@ -119,11 +127,14 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
   StarvationInputs in;
   in.w_k = m.info.weight;
   in.r_k = m.info.slice;
-  in.W = w.W0 + w.joined;
+  in.W = w.W0 + joined_since(w);
   in.n_others = w.n0;
-  in.joins = w.joins;
+  in.joins = static_cast<int>(joins_ - w.joins0);
   in.leaves = static_cast<int>(leaves_ - w.leaves0);
-  in.m_others = {w.m_lo, w.m_hi};
+  const double m_lo = std::max(w.m_lo, peak_since(peak_lo_, w.join_seq0));
+  const double m_hi = std::max(w.m_hi, peak_since(peak_hi_, w.join_seq0));
+  const bool outsiders = w.outsiders || outsider_joins_ > w.outsiders0;
+  in.m_others = {m_lo, m_hi};
   in.tick_ns = ctx_->tick_ns;
   const Range B = starvation_bound(in);
   const double threshold = static_cast<double>(ctx_->user_threshold_ns);
@@ -152,12 +163,12 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
     if (O.lo <= B.hi || !sure_measure) {
       why |= w.start_why | end_why;
       if (unknown > 0) why |= Reason::UnrecordedSwitch;
-      if (w.own_maybe > 0 || w.outsiders) why |= Reason::MembershipUnknown;
+      if (w.own_maybe > 0 || outsiders) why |= Reason::MembershipUnknown;
     }
     if (O.lo > B.lo || O.hi > B.hi) {
       if (!m.info.weight.is_exact() || !in.W.is_exact() || !B.bounded())
         why |= Reason::WeightUnknown;
-      if (!m.info.slice.is_exact() || w.m_hi > w.m_lo) why |= Reason::MissingSnapshot;
+      if (!m.info.slice.is_exact() || m_hi > m_lo) why |= Reason::MissingSnapshot;
       if (w.n0.hi > w.n0.lo) why |= Reason::QueuedSetUnknown;
     }
     if (weight_changed && O.lo > B.hi) why |= Reason::WeightChanged;
@@ -176,6 +187,7 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   if (m.wait)
     judge_wait(id, m, t, line, true, uncertain_from,
                uncertain_from ? Reasons(Reason::UnrecordedSwitch) : Reasons());
+  if (!m.running) ++running_;
   m.running = true;
   m.sigma_at_pick = m.sigma;
   m.run_ns = m.overrun_ns = 0;
@@ -215,6 +227,7 @@ void CfsRqTrack::stop(int64_t id, int64_t t) {
   if (it == members_.end() || !it->second.running) return;
   Member& m = it->second;
   m.running = false;
+  --running_;
   m.last_stop_seq = ++seq_;
   m.tau_seen = tau_;
   fluid_extremes(m);
@@ -354,13 +367,50 @@ void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
     note_maybe_weight(weight);
   }
   it->second = weight;
-  for (auto& [id, o] : members_) {
-    if (!o.wait) continue;
-    if (fresh) ++o.wait->joins;
-    o.wait->joined += Range{0, added};
-    o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(1e8, ctx_->tick_ns));
-    o.wait->outsiders = true;
-  }
+  // The waits in progress take it as a join of up to `added` (judge_wait).
+  if (fresh) ++joins_;
+  ++outsider_joins_;
+  note_peak(peak_hi_, ++join_seq_, lag_deficit(1e8, ctx_->tick_ns));
+  if (joined_exact_ && !add_joined(Range{0, added})) joined_to_waits();
+  if (!joined_exact_)
+    for (auto& [id, o] : members_)
+      if (o.wait) o.wait->joined += Range{0, added};
+}
+
+// A wait's share of what joined the cfs_rq: the peaks of the lag deficits since it began are
+// kept as a stack of falling values, so the first one after its start is their maximum.
+void CfsRqTrack::note_peak(std::vector<Peak>& peaks, uint64_t seq, double value) {
+  while (!peaks.empty() && peaks.back().value <= value) peaks.pop_back();
+  peaks.push_back({seq, value});
+}
+
+double CfsRqTrack::peak_since(const std::vector<Peak>& peaks, uint64_t seq) {
+  const auto at = std::upper_bound(peaks.begin(), peaks.end(), seq,
+                                   [](uint64_t s, const Peak& p) { return s < p.seq; });
+  return at == peaks.end() ? 0 : at->value;
+}
+
+// The joined weight summed once for all waits while every term is a whole number below 2^50
+// (task weights are): such sums are exact, so a wait's difference of two of them is the sum of
+// its own terms in any order. False, and nothing added, when a term is not one, or the sum
+// would grow past 2^52.
+bool CfsRqTrack::add_joined(Range w) {
+  if (!whole(w) || joined_sum_.hi + w.hi > 0x1p52) return false;  // not added then
+  joined_sum_ = {joined_sum_.lo + w.lo, joined_sum_.hi + w.hi};
+  return true;
+}
+
+Range CfsRqTrack::joined_since(const Wait& w) const {
+  if (!joined_exact_) return w.joined;
+  return {w.joined.lo + (joined_sum_.lo - w.joined0.lo),
+          w.joined.hi + (joined_sum_.hi - w.joined0.hi)};
+}
+
+// From here on each wait sums its own joined weight, term by term, as it comes.
+void CfsRqTrack::joined_to_waits() {
+  for (auto& [id, o] : members_)
+    if (o.wait) o.wait->joined = joined_since(*o.wait);
+  joined_exact_ = false;
 }
 
 void CfsRqTrack::possible_member_ran(double ns) {
@@ -600,6 +650,7 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   fluid_leave(id, m);
   if (!m.sleeper_noted) --unnoted_;
   if (!m.info.weight.is_exact()) --inexact_weights_;
+  if (m.running) --running_;
   members_.erase(it);
   ++epoch_;
   ++leaves_;  // for the waits in progress
@@ -611,11 +662,16 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
   close_windows(e.id, t, line, during_run);
   Member& m = it->second;
   if (m.wait) m.wait->weight_changed = true;
+  // A heavier weight counts like a join for the others' waits (their own sums: the changing
+  // one's wait is not among them, and while the shared sum is exact, one more whole term in a
+  // wait's own keeps its total exact).
+  const Range heavier{std::max(0.0, e.weight.lo - m.info.weight.lo),
+                      std::max(0.0, e.weight.hi - m.info.weight.lo)};
+  if (joined_exact_ && !whole(heavier)) joined_to_waits();
   for (auto& [oid, o] : members_)
-    if (o.wait && oid != e.id) {  // a heavier weight counts like a join for the others' waits
+    if (o.wait && oid != e.id) {
       o.wait->weight_changed = true;
-      o.wait->joined += Range{std::max(0.0, e.weight.lo - m.info.weight.lo),
-                              std::max(0.0, e.weight.hi - m.info.weight.lo)};
+      o.wait->joined += heavier;
       o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(e.slice.hi, ctx_->tick_ns));
     }
   if (m.fluid) {  // the phase at the old weight ends; its lag goes on into the next

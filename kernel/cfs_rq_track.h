@@ -132,17 +132,21 @@ class CfsRqTrack {
     Reasons start_why;
     bool woken = false;
     double tau0 = 0, unknown0 = 0;  // the cfs_rq's service and the CPU's unrecorded time then
-    Range W0, n0;  // the cfs_rq's weight (k included) and other entities at the start
-    Range joined;  // the weight of the entities that joined since
-    int joins = 0;
+    Range W0, n0;   // the cfs_rq's weight (k included) and other entities at the start
+    Range joined;   // the weight that joined since: all of it, or (joined_exact_) what change()
+                    // added beside the shared sum, which was joined0 then
+    Range joined0;  // the shared sum when it began (joined_sum_)
+    int64_t joins0 = 0;         // the cfs_rq's joins when it began (joins_)
+    int64_t outsiders0 = 0;     // its outsiders that may have joined then (outsider_joins_)
+    uint64_t join_seq0 = 0;     // its last join then (join_seq_)
     int64_t leaves0 = 0;        // the cfs_rq's departures when it began (leaves_)
     int64_t unsteady0 = 0;      // its joins of an inexact weight then (unsteady_joins_)
-    double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others
+    double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others (and peak_since())
     bool weight_changed = false;
     double late = 0;       // service the others got past their requests plus a tick (late ticks)
     double own_maybe = 0;  // service of outsiders that may have been its own (a group entity)
     double outsiders_ran = 0;  // service of outsiders that may have been this cfs_rq's
-    bool outsiders = false;    // an outsider may have been queued here meanwhile
+    bool outsiders = false;    // an outsider may have been queued here (or outsiders0)
   };
   struct Window {
     Range a0, b0;  // σ of each when the window was (re)based
@@ -244,6 +248,23 @@ class CfsRqTrack {
   // whose weight is inexact now.
   int64_t leaves_ = 0, unsteady_joins_ = 0;
   size_t inexact_weights_ = 0;
+  size_t running_ = 0;  // members running
+  // What joined, for the waits in progress likewise: joins, outsiders that may have, the peaks
+  // of the joiners' lag deficits by join, and their weight summed while exact (add_joined()).
+  struct Peak {
+    uint64_t seq;
+    double value;
+  };
+  static void note_peak(std::vector<Peak>& peaks, uint64_t seq, double value);
+  static double peak_since(const std::vector<Peak>& peaks, uint64_t seq);
+  bool add_joined(Range w);
+  Range joined_since(const Wait& w) const;
+  void joined_to_waits();
+  int64_t joins_ = 0, outsider_joins_ = 0;
+  uint64_t join_seq_ = 0;
+  std::vector<Peak> peak_lo_, peak_hi_;
+  Range joined_sum_;
+  bool joined_exact_ = true;
   uint64_t seq_ = 0;  // orders opens and stops (implied windows' picked flags)
   // The subjects noted "not applicable (sleeper)" here (the book keeps it for good), and how
   // many members are not yet: while none is, an ending implied window has nothing to note.
