@@ -37,11 +37,37 @@ Reasons inexact(Range weight, Range slice) {
 }  // namespace
 
 void CfsRqTrack::set_info(Member& m, const EntityInfo& e) {
-  if (!m.info.weight.is_exact()) --inexact_weights_;
+  if (m.counted) count(m, -1);
   m.info = e;
-  if (!e.weight.is_exact()) ++inexact_weights_;
   m.deficit_lo = lag_deficit(e.slice.lo, ctx_->tick_ns);
   m.deficit_hi = lag_deficit(e.slice.hi, ctx_->tick_ns);
+  count(m, 1);
+  m.counted = true;
+}
+
+// What a wait's start needs of all members, kept as they come and go: the members of inexact
+// weight, the sum of the whole weights (exact: while no other is a member it is the walk's sum)
+// and the others, and each end's lag deficits by value.
+void CfsRqTrack::count(const Member& m, int by) {
+  if (!m.info.weight.is_exact()) inexact_weights_ += by;
+  if (whole(m.info.weight)) {
+    const double k = by;
+    whole_weights_ = {whole_weights_.lo + k * m.info.weight.lo,
+                      whole_weights_.hi + k * m.info.weight.hi};
+  } else {
+    odd_weights_ += by;
+  }
+  for (auto [deficits, value] :
+       {std::pair{&deficits_lo_, m.deficit_lo}, {&deficits_hi_, m.deficit_hi}})
+    if (((*deficits)[value] += by) == 0) deficits->erase(value);
+}
+
+// The largest of `deficits` but one of `except`'s, and at least 0.
+double CfsRqTrack::largest_but(const std::map<double, int>& deficits, double except) {
+  auto top = deficits.rbegin();
+  if (top == deficits.rend()) return 0;
+  if (top->first == except && top->second == 1) ++top;
+  return top == deficits.rend() ? 0 : std::max(0.0, top->first);
 }
 
 void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
@@ -88,12 +114,12 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
   // largest lag deficits, and whether a weight is not known exactly (it may change while its
   // entity runs, and Linux 6.13..7.0 moves V when it reweights the running entity, SPEC.md
   // §4.8: the bound is not promised then).
-  for (const auto& [oid, o] : members_) {
-    w.W0 += o.info.weight;
-    if (oid == id) continue;
-    w.m_lo = std::max(w.m_lo, o.deficit_lo);
-    w.m_hi = std::max(w.m_hi, o.deficit_hi);
-  }
+  if (odd_weights_ == 0)
+    w.W0 = whole_weights_;
+  else
+    for (const auto& [oid, o] : members_) w.W0 += o.info.weight;
+  w.m_lo = largest_but(deficits_lo_, m.deficit_lo);
+  w.m_hi = largest_but(deficits_hi_, m.deficit_hi);
   if (inexact_weights_ > 0) w.weight_changed = true;
   w.leaves0 = leaves_;
   w.unsteady0 = unsteady_joins_;
@@ -649,7 +675,7 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   close_windows(id, t, line, false);
   fluid_leave(id, m);
   if (!m.sleeper_noted) --unnoted_;
-  if (!m.info.weight.is_exact()) --inexact_weights_;
+  count(m, -1);
   if (m.running) --running_;
   members_.erase(it);
   ++epoch_;

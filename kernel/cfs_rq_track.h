@@ -165,6 +165,7 @@ class CfsRqTrack {
   struct Member {
     EntityInfo info;                        // set_info()
     double deficit_lo = 0, deficit_hi = 0;  // lag_deficit of its slice's ends
+    bool counted = false;                   // in the counts of count()
     bool running = false;
     bool fresh_new = false;  // joined new and has not run
     uint64_t new_epoch = 0;
@@ -193,6 +194,8 @@ class CfsRqTrack {
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
   void set_info(Member& m, const EntityInfo& e);  // its info and what is kept of it
+  void count(const Member& m, int by);
+  static double largest_but(const std::map<double, int>& deficits, double except);
   Window* new_window();
   static void unlink(Member& m, int64_t other);
   // Whether x was picked (or running) since a window opened at `open` (a sequence number).
@@ -248,7 +251,10 @@ class CfsRqTrack {
   // whose weight is inexact now.
   int64_t leaves_ = 0, unsteady_joins_ = 0;
   size_t inexact_weights_ = 0;
-  size_t running_ = 0;  // members running
+  Range whole_weights_;  // the members' whole weights summed (whole())
+  size_t odd_weights_ = 0;
+  std::map<double, int> deficits_lo_, deficits_hi_;  // the members' lag deficits: how many
+  size_t running_ = 0;                               // members running
   // What joined, for the waits in progress likewise: joins, outsiders that may have, the peaks
   // of the joiners' lag deficits by join, and their weight summed while exact (add_joined()).
   struct Peak {
