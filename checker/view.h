@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "trace/event.h"
+#include "trace/small_exact.h"
 
 namespace vlag::checker {
 
@@ -55,10 +56,7 @@ using ViewEntities = boost::container::flat_map<EntityId, ViewEntity>;
 /// An exact number from a 128-bit integer (the view's sums).
 Exact exact_of(__int128 x);
 /// x as an s64, when it is an integer of 64 bits.
-inline std::optional<int64_t> as_s64(const Exact& x) {
-  if (x.get_den() != 1 || !x.get_num().fits_slong_p()) return std::nullopt;
-  return x.get_num().get_si();
-}
+inline std::optional<int64_t> as_s64(const Exact& x) { return trace::s64_of(x); }
 /// ⌊x⌋, when it is an s64.
 std::optional<int64_t> floor_s64(const Exact& x);
 
