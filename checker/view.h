@@ -12,6 +12,7 @@
 #pragma once
 
 #include <boost/container/flat_map.hpp>
+#include <boost/container/flat_set.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,16 +25,13 @@ namespace vlag::checker {
 
 using trace::Exact;
 
+// The fields the walks over the queue read at each pick (status, weight, slice, the s64
+// readings) come first, in the entity's first cache line, the exact numbers after them.
 struct ViewEntity {
   EntityId id = 0;
-  std::optional<TaskId> task;  // the task whose entity it is; none for a group entity
+  Status status = Status::Sleeping;
   int64_t weight = 0;
   int64_t slice = 0;
-  Exact vruntime;
-  Exact deadline;
-  Exact vlag;                    // saved lag while sleeping
-  std::optional<Exact> request;  // ρ (SPEC.md §2), ns; unknown after a reweight until refreshed
-  Status status = Status::Sleeping;
   bool is_new = true;
   bool rel_deadline = false;  // dequeued without SLEEP under PLACE_REL_DEADLINE
   // Linux arithmetic (SPEC.md §7.3): the vdelta roundings d − v has summed since its request was
@@ -46,6 +44,11 @@ struct ViewEntity {
   // its walks over the queue compare integers; stale only inside an Edit of the entity.
   // View::audit() checks them against the numbers.
   std::optional<int64_t> v64, d64;
+  std::optional<TaskId> task;  // the task whose entity it is; none for a group entity
+  Exact vruntime;
+  Exact deadline;
+  Exact vlag;                    // saved lag while sleeping
+  std::optional<Exact> request;  // ρ (SPEC.md §2), ns; unknown after a reweight until refreshed
 };
 
 // Entities in id order, stored contiguously (the rules' walks and the witnesses list them in id
@@ -94,6 +97,8 @@ class View {
 
   int64_t W() const { return W_; }            // Σ w over queued (and delayed) entities
   int64_t queued() const { return queued_; }  // |Q|
+  /// The delayed entities (SPEC.md §4.9), in id order.
+  const boost::container::flat_set<EntityId>& delayed() const { return delayed_; }
   Exact V() const;                            // Σ w·v / W; 0 for an empty queue
   Exact weighted_vruntimes() const;           // Σ w·v over Q
   /// Σ w·v over Q in 128 bits, when every queued vruntime is an s64 integer.
@@ -139,6 +144,7 @@ class View {
   Exact big_sum_;           // … over the others
   int64_t big_ = 0;         // how many the others are
   int64_t fractional_ = 0;  // queued entities whose v is not an integer
+  boost::container::flat_set<EntityId> delayed_;
   boost::container::flat_map<int64_t, int64_t> slices_;         // slice → entities with it
   boost::container::flat_map<int64_t, int64_t> queued_slices_;  // … → queued entities with it
 };

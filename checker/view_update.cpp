@@ -67,9 +67,8 @@ void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> p
                                            const SavedLag& saved) const {
   if (shadow) {
     std::vector<EntityId> completed;
-    for (const auto& [id, v] : view.entities())
-      if (v.status == Status::Delayed && shadow->has(id) &&
-          shadow->entity(id).status == Status::Sleeping)
+    for (const EntityId id : view.delayed())
+      if (shadow->has(id) && shadow->entity(id).status == Status::Sleeping)
         completed.push_back(id);
     for (const EntityId id : completed) {
       {
