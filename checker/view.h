@@ -99,8 +99,8 @@ class View {
   int64_t queued() const { return queued_; }  // |Q|
   /// The delayed entities (SPEC.md §4.9), in id order.
   const boost::container::flat_set<EntityId>& delayed() const { return delayed_; }
-  Exact V() const;                            // Σ w·v / W; 0 for an empty queue
-  Exact weighted_vruntimes() const;           // Σ w·v over Q
+  Exact V() const;                   // Σ w·v / W; 0 for an empty queue
+  Exact weighted_vruntimes() const;  // Σ w·v over Q
   /// Σ w·v over Q in 128 bits, when every queued vruntime is an s64 integer.
   std::optional<__int128> small_weighted_vruntimes() const {
     return big_ == 0 ? std::optional(small_sum_) : std::nullopt;

@@ -68,8 +68,7 @@ void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> p
   if (shadow) {
     std::vector<EntityId> completed;
     for (const EntityId id : view.delayed())
-      if (shadow->has(id) && shadow->entity(id).status == Status::Sleeping)
-        completed.push_back(id);
+      if (shadow->has(id) && shadow->entity(id).status == Status::Sleeping) completed.push_back(id);
     for (const EntityId id : completed) {
       {
         View::Edit v = view.edit(id);
