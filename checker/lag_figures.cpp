@@ -68,10 +68,55 @@ bool LagFigures::integer_lag(const ViewEntity& e, int64_t V, Lag& lag) const {
   return true;
 }
 
+// Once the system is not steady neither theorem has a bound, and a decision point's samples
+// only count and compete for the largest |lag|: one walk in integers finds the pick's largest,
+// the first in id order, which is the one that would have become the largest sample by sample.
+// False, with nothing changed, when some queued entity's lag is not an integer sample.
+bool LagFigures::largest_only(const View& view, const Exact& V, int64_t V64, int64_t line) {
+  constexpr __int128 kExactDouble = __int128{1} << 53;
+  const ViewEntity* top = nullptr;
+  __int128 top_x = -1;  // |w·(V − v)| of top
+  int64_t n = 0;
+  for (const auto& [id, e] : view.entities()) {
+    if (!in_queue(e)) continue;
+    if (!e.v64) return false;
+    const __int128 x = (static_cast<__int128>(V64) - *e.v64) * e.weight;
+    if (x >= kExactDouble || x <= -kExactDouble) return false;
+    ++n;
+    if ((x < 0 ? -x : x) > top_x) {
+      top_x = x < 0 ? -x : x;
+      top = &e;
+    }
+  }
+  if (n == 0) return true;
+  // The exact rules confirm the same samples as one by one: every kAuditPeriod-th.
+  const int64_t from = integer_samples_;
+  integer_samples_ += n;
+  if (integer_samples_ / View::kAuditPeriod != from / View::kAuditPeriod) {
+    int64_t k = from;
+    for (const auto& [id, e] : view.entities()) {
+      if (!in_queue(e) || ++k % View::kAuditPeriod != 0) continue;
+      Lag lag;
+      integer_lag(e, V64, lag);
+      confirm(e, V, lag);
+    }
+  }
+  Lag lag;
+  integer_lag(*top, V64, lag);
+  const auto samples = [&](Worst& w) {
+    sample(w, *top, lag.ns, 0, lag.paper_holds, "", kNotSteady, line);
+    w.samples += n - 1;  // the others, none larger
+  };
+  samples(paper_worst_);
+  if (!paper_) samples(linux_worst_);
+  return true;
+}
+
 void LagFigures::at_decision(const View& view, const Exact& V, bool steady, bool cpu_bound,
                              int64_t line) {
   const int64_t tick = params_.tick_ns();
   const std::optional<int64_t> V64 = as_s64(V);
+  if (V64 && !steady && largest_only(view, V, *V64, line)) return;
   for (const auto& [id, e] : view.entities()) {
     if (!in_queue(e)) continue;
     // The exact lag only where a verdict needs it (paper, steady) or the integers cannot say.
