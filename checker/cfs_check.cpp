@@ -191,13 +191,14 @@ void CfsChecker::apply(const trace::Event& e) {
     t.ran_since_pick += e.delta;
     t.last_ran = e.t;
   }
+  if (!e.entity()) return;
+  if (const auto it = tasks_.find(*e.entity()); it != tasks_.end()) count(it->second, -1);
   // A task that leaves for another CPU is gone from this runqueue like an exiting one; one that
   // arrives is known from here on, sleeping, with the vruntime its attach event reports.
-  if ((e.kind == EventKind::Exit || e.kind == EventKind::Detach) && e.entity()) {
+  if (e.kind == EventKind::Exit || e.kind == EventKind::Detach) {
     tasks_.erase(*e.entity());
     return;
   }
-  if (!e.entity()) return;
   Task& t = tasks_[*e.entity()];
   const trace::EntityFields& s = e.state;
   if (s.weight) t.weight = *s.weight;
@@ -214,6 +215,19 @@ void CfsChecker::apply(const trace::Event& e) {
     t.slept = e.kind == EventKind::Sleep;
     if (curr_ == e.entity()) curr_.reset();
   }
+  count(t, +1);
+}
+
+void CfsChecker::count(const Task& t, int sign) {
+  if (t.status == Status::Sleeping) return;
+  level_.queued += sign;
+  level_.load += sign * t.weight;
+}
+
+std::optional<MemberFacts> CfsChecker::member(EntityId se) const {
+  const auto it = tasks_.find(se);
+  if (it == tasks_.end()) return std::nullopt;
+  return MemberFacts{it->second.status, it->second.weight};
 }
 
 void CfsChecker::consume(const trace::Event& e, int64_t line, int64_t index) {

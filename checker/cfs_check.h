@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "cfs/tunables.h"
+#include "checker/level_facts.h"
 #include "checker/report.h"
 #include "trace/event.h"
 
@@ -23,6 +24,10 @@ class CfsChecker {
   void consume(const trace::Event& e, int64_t line, int64_t index);
   void finish() {}
   int64_t events() const { return index_; }
+  /// What the hierarchy's rules read of this runqueue: its queued tasks' count and weight (kept
+  /// as the events change them), and one entity's status and weight.
+  LevelFacts level() const { return level_; }
+  std::optional<MemberFacts> member(EntityId se) const;
 
  private:
   struct Task {
@@ -43,6 +48,8 @@ class CfsChecker {
   int wakeup_preempt(const Task& curr, const Task& se) const;
   bool buddy_bound_allows(const Task& p, const Exact& min_v) const;
   void apply(const trace::Event& e);
+  // An entity's part of level_, taken out before an event changes it and put back after.
+  void count(const Task& t, int sign);
   void violate(const char* id, std::string detail, Witness w);
   void checked(const char* id) { ++report_.stats[id].checked; }
 
@@ -53,6 +60,7 @@ class CfsChecker {
   std::unordered_map<EntityId, Task> tasks_;
   std::optional<EntityId> curr_;
   std::optional<Exact> V_;
+  LevelFacts level_;
   int64_t index_ = 0;  // this runqueue's events so far
   int64_t trace_index_ = 0;
   int64_t line_ = 0;

@@ -43,10 +43,16 @@ class RunqueuesChecker {
   RunqueuesChecker(const trace::Header& header, std::string file, Report& report)
       : header_(header), file_(std::move(file)), report_(report) {
     if constexpr (kHierarchy)
-      hierarchy_.emplace(header_, file_, hierarchy_report_, [this](RunqueueId rq) -> const View* {
-        const PerRunqueue* c = runqueue(rq);
-        return c ? &c->view() : nullptr;
-      });
+      hierarchy_.emplace(
+          header_, file_, hierarchy_report_,
+          [this](RunqueueId rq) -> std::optional<LevelFacts> {
+            const PerRunqueue* c = runqueue(rq);
+            return c ? std::optional<LevelFacts>(c->level()) : std::nullopt;
+          },
+          [this](RunqueueId rq, EntityId se) -> std::optional<MemberFacts> {
+            const PerRunqueue* c = runqueue(rq);
+            return c ? c->member(se) : std::nullopt;
+          });
     // Version 1: one CPU's stream of a multi-CPU run is one runqueue's history, judged as such.
     if (header_.version == 1 && header_.params.ncpus != 1 && !header_.cpu)
       throw trace::InputError(trace::Fault::Malformed, file_, 1, "cpus",
@@ -99,8 +105,11 @@ class RunqueuesChecker {
     Report report;
     std::unique_ptr<PerRunqueue> checker;
   };
-  // The hierarchy's rules read the runqueues' views: EEVDF's checker has them.
-  static constexpr bool kHierarchy = requires(const PerRunqueue& c) { c.view(); };
+  // The hierarchy's rules read each runqueue's facts, which both policies' checkers give.
+  static constexpr bool kHierarchy = requires(const PerRunqueue& c, EntityId se) {
+    c.level();
+    c.member(se);
+  };
 
   [[noreturn]] void fault(int64_t line, const char* field, const std::string& what) const {
     throw trace::InputError(trace::Fault::TraceFault, file_, line, field, what);

@@ -1,6 +1,7 @@
 #include "checker/deadline_range.h"
 
 #include "spec/weights.h"
+#include "trace/small_exact.h"
 
 namespace vlag::checker {
 namespace {
@@ -30,7 +31,7 @@ auto DeadlineRanges::range(const ViewEntity& v, const View& view) -> const Range
   const int64_t longest = view.max_slice();
   for (const Range& r : ranges_)
     if (r.max_slice == longest && r.weight == v.weight && r.roundings == v.deadline_roundings &&
-        r.request == *v.request)
+        trace::equal_exact(r.request, *v.request))
       return r;
   Range& r = ranges_[next_++ % ranges_.size()];
   r.request = *v.request;

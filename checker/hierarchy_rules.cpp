@@ -13,10 +13,11 @@ namespace vlag::checker {
 using trace::EventKind;
 
 HierarchyRules::HierarchyRules(const trace::Header& header, std::string file, Report& report,
-                               ViewOf view_of)
+                               LevelOf level_of, MemberOf member_of)
     : report_(report),
       file_(std::move(file)),
-      view_of_(std::move(view_of)),
+      level_of_(std::move(level_of)),
+      member_of_(std::move(member_of)),
       window_(header.window) {
   if (header.kernel_reconstruction || header.linux_source)
     shares_unjudged_ = fmt::format(
@@ -80,41 +81,41 @@ void HierarchyRules::judge() {
   pending_ = false;
   if (window_) return;
   for (const Group& g : groups_) {
-    const View* parent = view_of_(g.parent);
-    const View* rq = view_of_(g.rq);
+    const std::optional<LevelFacts> parent = level_of_(g.parent);
+    const std::optional<LevelFacts> rq = level_of_(g.rq);
     if (!parent || !rq) continue;
-    const ViewEntity* ge = parent->find(g.se);
+    const std::optional<MemberFacts> ge = member_of_(g.parent, g.se);
     if (!ge) {
       // Before the group entity's `new`, or after its exit: with an empty runqueue there is
       // nothing to judge; with entities, the trace does not show the entity that stands for them.
-      if (rq->queued() > 0) ++entity_unknown_;
+      if (rq->queued > 0) ++entity_unknown_;
       continue;
     }
     ++report_.stats[ids::kInvGroupQueued].checked;
     const bool queued = ge->status == Status::Queued;
-    if (queued != (rq->queued() > 0)) {
+    if (queued != (rq->queued > 0)) {
       Witness w;
       w.statement = std::string(ids::kInvGroupQueued) +
                     ": a group entity is queued (queued = 1) iff its runqueue holds entities (nr "
                     "> 0); SPEC.md 10.5";
       w.add("queued", Sort::Int, Exact(queued ? 1 : 0));
-      w.add("nr", Sort::Int, Exact(static_cast<long>(rq->queued())));
+      w.add("nr", Sort::Int, Exact(static_cast<long>(rq->queued)));
       w.claim = "(not (= (= queued 1) (> nr 0)))";
       Violation v = violation_at(
           ids::kInvGroupQueued, file_, line_, index_,
           fmt::format("group {}: its entity {} on rq {} is {} with {} entities in its "
                       "runqueue",
-                      g.path, g.se, g.parent, trace::status_name(ge->status), rq->queued()),
+                      g.path, g.se, g.parent, trace::status_name(ge->status), rq->queued),
           std::move(w));
       v.rq = g.rq;
       record(report_, std::move(v));
     }
-    if (rq->queued() > 0) judge_shares(g, *ge, *rq);
+    if (rq->queued > 0) judge_shares(g, *ge, *rq);
   }
 }
 
 // One CPU: L(G, c) is the whole of the group's load, so the rule's quotient is S_G itself.
-void HierarchyRules::judge_shares(const Group& g, const ViewEntity& ge, const View& rq) {
+void HierarchyRules::judge_shares(const Group& g, const MemberFacts& ge, const LevelFacts& rq) {
   if (shares_unjudged_) {
     ++shares_skipped_;
     return;
@@ -125,7 +126,7 @@ void HierarchyRules::judge_shares(const Group& g, const ViewEntity& ge, const Vi
     return;
   }
   ++report_.stats[ids::kInvGroupShares].checked;
-  const int64_t shares = created->second, load = rq.W(), total = load;
+  const int64_t shares = created->second, load = rq.load, total = load;
   const int64_t want = std::clamp(shares * load / total, kMinWeight, shares);
   if (ge.weight == want) return;
   Witness w;

@@ -23,18 +23,21 @@
 #include <string>
 #include <vector>
 
+#include "checker/level_facts.h"
 #include "checker/report.h"
-#include "checker/view.h"
 #include "trace/event.h"
 
 namespace vlag::checker {
 
 class HierarchyRules {
  public:
-  /// The view of a runqueue, nullptr before its first event or declaration.
-  using ViewOf = std::function<const View*(RunqueueId)>;
+  /// A runqueue's facts, none before its first event or declaration.
+  using LevelOf = std::function<std::optional<LevelFacts>(RunqueueId)>;
+  /// An entity of a runqueue, none where the runqueue does not hold it.
+  using MemberOf = std::function<std::optional<MemberFacts>(RunqueueId, EntityId)>;
 
-  HierarchyRules(const trace::Header& header, std::string file, Report& report, ViewOf view_of);
+  HierarchyRules(const trace::Header& header, std::string file, Report& report, LevelOf level_of,
+                 MemberOf member_of);
 
   /// Before an event at time `t`: judges the instant that ended, if `t` is later.
   void before(int64_t t);
@@ -52,11 +55,12 @@ class HierarchyRules {
   };
 
   void judge();
-  void judge_shares(const Group& g, const ViewEntity& ge, const View& rq);
+  void judge_shares(const Group& g, const MemberFacts& ge, const LevelFacts& rq);
 
   Report& report_;
   std::string file_;
-  ViewOf view_of_;
+  LevelOf level_of_;
+  MemberOf member_of_;
   bool window_;
   std::optional<std::string> shares_unjudged_;  // why INV-GROUP-SHARES is judged nowhere here
   std::vector<Group> groups_;                   // in declaration order

@@ -49,35 +49,79 @@ auto LagFigures::exact_lag(const ViewEntity& e, const Exact& V, Exact& lag) cons
 
 // The same in integers when V and v are s64 (every decision point of a Linux-arithmetic trace):
 // with x = w·(V − v) = N·lag, the bounds multiplied through by N. x/N is then a double exactly
-// when |x| < 2^53 (N is a power of two); nullopt otherwise, for the exact form.
-std::optional<LagFigures::Lag> LagFigures::integer_lag(const ViewEntity& e, int64_t V) const {
+// when |x| < 2^53 (N is a power of two); false otherwise, for the exact form.
+bool LagFigures::integer_lag(const ViewEntity& e, int64_t V, Lag& lag) const {
   const std::optional<int64_t>& v = e.v64;
-  if (!v) return std::nullopt;
+  if (!v) return false;
   const __int128 x = (static_cast<__int128>(V) - *v) * e.weight;
   constexpr __int128 kExactDouble = __int128{1} << 53;
-  if (x >= kExactDouble || x <= -kExactDouble) return std::nullopt;
+  if (x >= kExactDouble || x <= -kExactDouble) return false;
   static_assert((kNice0Weight & (kNice0Weight - 1)) == 0, "x/N exact in a double");
   const int64_t tick = params_.tick_ns();
   const __int128 N = kNice0Weight, r = e.slice;
   const __int128 paper_upper = rules::paper_lag_upper(e.slice, tick),
                  linux_bound = rules::linux_lag_bound(e.slice, tick);
-  return Lag{static_cast<double>(static_cast<int64_t>(x)) / static_cast<double>(kNice0Weight),
-             x > 0, x > -r * N && x < paper_upper * N,
-             x >= -linux_bound * N && x <= linux_bound * N};
+  lag.ns = static_cast<double>(static_cast<int64_t>(x)) / static_cast<double>(kNice0Weight);
+  lag.above = x > 0;
+  lag.paper_holds = x > -r * N && x < paper_upper * N;
+  lag.linux_holds = x >= -linux_bound * N && x <= linux_bound * N;
+  return true;
+}
+
+// Once the system is not steady neither theorem has a bound, and a decision point's samples
+// only count and compete for the largest |lag|: one walk in integers finds the pick's largest,
+// the first in id order, which is the one that would have become the largest sample by sample.
+// False, with nothing changed, when some queued entity's lag is not an integer sample.
+bool LagFigures::largest_only(const View& view, const Exact& V, int64_t V64, int64_t line) {
+  constexpr __int128 kExactDouble = __int128{1} << 53;
+  const ViewEntity* top = nullptr;
+  __int128 top_x = -1;  // |w·(V − v)| of top
+  int64_t n = 0;
+  for (const auto& [id, e] : view.entities()) {
+    if (!in_queue(e)) continue;
+    if (!e.v64) return false;
+    const __int128 x = (static_cast<__int128>(V64) - *e.v64) * e.weight;
+    if (x >= kExactDouble || x <= -kExactDouble) return false;
+    ++n;
+    if ((x < 0 ? -x : x) > top_x) {
+      top_x = x < 0 ? -x : x;
+      top = &e;
+    }
+  }
+  if (n == 0) return true;
+  // The exact rules confirm the same samples as one by one: every kAuditPeriod-th.
+  const int64_t from = integer_samples_;
+  integer_samples_ += n;
+  if (integer_samples_ / View::kAuditPeriod != from / View::kAuditPeriod) {
+    int64_t k = from;
+    for (const auto& [id, e] : view.entities()) {
+      if (!in_queue(e) || ++k % View::kAuditPeriod != 0) continue;
+      Lag lag;
+      integer_lag(e, V64, lag);
+      confirm(e, V, lag);
+    }
+  }
+  Lag lag;
+  integer_lag(*top, V64, lag);
+  const auto samples = [&](Worst& w) {
+    sample(w, *top, lag.ns, 0, lag.paper_holds, "", kNotSteady, line);
+    w.samples += n - 1;  // the others, none larger
+  };
+  samples(paper_worst_);
+  if (!paper_) samples(linux_worst_);
+  return true;
 }
 
 void LagFigures::at_decision(const View& view, const Exact& V, bool steady, bool cpu_bound,
                              int64_t line) {
   const int64_t tick = params_.tick_ns();
   const std::optional<int64_t> V64 = as_s64(V);
+  if (V64 && !steady && largest_only(view, V, *V64, line)) return;
   for (const auto& [id, e] : view.entities()) {
     if (!in_queue(e)) continue;
     // The exact lag only where a verdict needs it (paper, steady) or the integers cannot say.
-    std::optional<Lag> fast;
-    if (V64 && !(paper_ && steady)) fast = integer_lag(e, *V64);
     Lag lag;
-    if (fast) {
-      lag = *fast;
+    if (V64 && !(paper_ && steady) && integer_lag(e, *V64, lag)) {
       // Every kAuditPeriod-th integer sample, the exact rules confirm it.
       if (++integer_samples_ % View::kAuditPeriod == 0) confirm(e, V, lag);
     } else {

@@ -57,8 +57,11 @@ class LagFigures {
   struct Lag;
   /// lag_k exactly, into `lag`.
   Lag exact_lag(const ViewEntity& e, const Exact& V, Exact& lag) const;
-  /// lag_k in integers, when V and v_k are s64 and w_k·(V − v_k) is below 2^53.
-  std::optional<Lag> integer_lag(const ViewEntity& e, int64_t V) const;
+  /// lag_k in integers into `lag`, when V and v_k are s64 and w_k·(V − v_k) is below 2^53; false
+  /// otherwise (`lag` unspecified). Not an optional: its copy, byte by byte, stalled the walk.
+  bool integer_lag(const ViewEntity& e, int64_t V, Lag& lag) const;
+  /// at_decision() where no bound applies (not steady) and every lag is an integer sample.
+  bool largest_only(const View& view, const Exact& V, int64_t V64, int64_t line);
   /// The integer form's sample against the exact one; throws CheckerBug when they differ.
   void confirm(const ViewEntity& e, const Exact& V, const Lag& fast) const;
   void judge_paper(const ViewEntity& e, const Exact& lag, const Exact& V, int64_t line);

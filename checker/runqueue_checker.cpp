@@ -252,8 +252,7 @@ PickContext RunqueueChecker::pick_context(const trace::Event& e,
   const Exact V = view_.V();
   const ViewEntity* next = buddy_.next() ? view_.find(*buddy_.next()) : nullptr;
   const bool next_eligible = next && in_queue(*next) && view_.eligible(*next, V);
-  int64_t queued = 0;
-  for (const auto& [id, v] : view_.entities()) queued += in_queue(v);
+  const int64_t queued = view_.queued();
   if (rules::buddy_goes_first(params_.preset, buddy_.next(), next_eligible, queued)) {
     c.buddy_first = buddy_.next();
     c.buddy_v = next->vruntime;

@@ -22,8 +22,9 @@
 #include "checker/buddy.h"
 #include "checker/decisions.h"
 #include "checker/findings.h"
-#include "checker/protection.h"
 #include "checker/lag_figures.h"
+#include "checker/level_facts.h"
+#include "checker/protection.h"
 #include "checker/report.h"
 #include "checker/service.h"
 #include "checker/shadow.h"
@@ -51,8 +52,14 @@ class RunqueueChecker {
   std::vector<trace::Event> snapshot() const { return view_.snapshot(now_, rq_); }
   /// The events of this runqueue applied so far.
   int64_t events() const { return index_; }
-  /// The runqueue as the events so far describe it (the hierarchy's rules read it).
+  /// The runqueue as the events so far describe it.
   const View& view() const { return view_; }
+  /// What the hierarchy's rules read of it: |Q| and W, and one entity's status and weight.
+  LevelFacts level() const { return {view_.queued(), view_.W()}; }
+  std::optional<MemberFacts> member(EntityId se) const {
+    const ViewEntity* e = view_.find(se);
+    return e ? std::optional<MemberFacts>(MemberFacts{e->status, e->weight}) : std::nullopt;
+  }
 
  private:
   void advance_to(int64_t t);
@@ -74,8 +81,8 @@ class RunqueueChecker {
   ViewUpdate view_update_;
   ServiceLayer service_;
   Decisions decisions_;
-  ProtectionTracker protection_;  // curr's protection window, from the events alone
-  BuddyTracker buddy_;            // the next buddy, from the events alone
+  ProtectionTracker protection_;           // curr's protection window, from the events alone
+  BuddyTracker buddy_;                     // the next buddy, from the events alone
   std::optional<LagFigures> lag_figures_;  // none on a kernel reconstruction: its lags are ours
   StateRules state_rules_;
   std::optional<Shadow> shadow_;  // alive while the trace follows the spec's steps

@@ -5,6 +5,7 @@
 #include "checker/checker_bug.h"
 #include "spec/error.h"
 #include "trace/observer.h"
+#include "trace/small_exact.h"
 
 namespace vlag::checker {
 namespace {
@@ -18,8 +19,8 @@ LinuxTime as_num(const Exact& x, const optimized::Runqueue&) {
 }
 
 // A number of the shadow's arithmetic into an exact one's storage.
-void read_into(Exact& into, const Exact& x) { into = x; }
-void read_into(Exact& into, LinuxTime x) { into = static_cast<long>(x.value()); }
+void read_into(Exact& into, const Exact& x) { trace::assign_exact(into, x); }
+void read_into(Exact& into, LinuxTime x) { trace::assign_s64(into, x.value()); }
 
 }  // namespace
 

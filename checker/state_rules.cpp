@@ -6,6 +6,7 @@
 #include "rules/invariants.h"
 #include "spec/properties.h"
 #include "spec/weights.h"
+#include "trace/small_exact.h"
 
 namespace vlag::checker {
 namespace {
@@ -74,13 +75,15 @@ std::optional<std::string> StateRules::step(const trace::Event& e, const Shadow&
     const ShadowEntity& r = shadow.entity(id);
     if (s.weight && *s.weight != r.weight) return mismatch("w", ex(*s.weight), ex(r.weight));
     if (s.slice && *s.slice != r.slice) return mismatch("r", ex(*s.slice), ex(r.slice));
-    if (s.vruntime && *s.vruntime != r.vruntime) return mismatch("v", *s.vruntime, r.vruntime);
-    if (s.deadline && *s.deadline != r.deadline) return mismatch("d", *s.deadline, r.deadline);
-    if (s.vlag && *s.vlag != r.vlag) return mismatch("vlag", *s.vlag, r.vlag);
+    if (s.vruntime && !trace::equal_exact(*s.vruntime, r.vruntime))
+      return mismatch("v", *s.vruntime, r.vruntime);
+    if (s.deadline && !trace::equal_exact(*s.deadline, r.deadline))
+      return mismatch("d", *s.deadline, r.deadline);
+    if (s.vlag && !trace::equal_exact(*s.vlag, r.vlag)) return mismatch("vlag", *s.vlag, r.vlag);
     if (s.status && *s.status != r.status)
       return mismatch("status", ex(static_cast<int>(*s.status)), ex(static_cast<int>(r.status)));
   }
-  if (e.V && *e.V != shadow.V()) return mismatch("V", *e.V, shadow.V());
+  if (e.V && !trace::equal_exact(*e.V, shadow.V())) return mismatch("V", *e.V, shadow.V());
   if (e.W && *e.W != shadow.W()) return mismatch("W", ex(*e.W), ex(shadow.W()));
   return std::nullopt;
 }
@@ -95,8 +98,9 @@ void StateRules::lag_sum(const trace::Event& e, const View& view) {
   if (W == 0 && *e.W == 0) return;
   out_.checked(ids::kInvLagSum);
   const std::optional<__int128> wv = view.small_weighted_vruntimes();
-  if (*e.W == W && wv && e.V->get_den() == 1 && e.V->get_num().fits_slong_p()) {
-    const __int128 sum = static_cast<__int128>(e.V->get_num().get_si()) * W - *wv;
+  const std::optional<int64_t> V64 = trace::s64_of(*e.V);
+  if (*e.W == W && wv && V64) {
+    const __int128 sum = static_cast<__int128>(*V64) * W - *wv;
     if (sum <= 0 && sum > -static_cast<__int128>(W)) return;
   }
   const Exact sum = *e.V * static_cast<long>(W) - view.weighted_vruntimes();

@@ -87,6 +87,12 @@ void View::account(const ViewEntity& e, int sign) {
   if (!in_queue(e)) return;
   W_ += sign * e.weight;
   queued_ += sign;
+  if (e.status == Status::Delayed) {
+    if (sign > 0)
+      delayed_.insert(e.id);
+    else
+      delayed_.erase(e.id);
+  }
   count_slice(queued_slices_, e.slice, sign);
   if (e.v64) {
     small_sum_ += sign * static_cast<__int128>(*e.v64) * e.weight;
@@ -135,6 +141,7 @@ const ViewEntity* View::earliest_eligible_deadline(const Exact& V) const {
 // Straight from the entities, in exact arithmetic: nothing of account() is reused.
 void View::audit() const {
   int64_t W = 0, queued = 0, fractional = 0, longest = 0, sliced = 0, longest_queued = 0;
+  boost::container::flat_set<EntityId> delayed;
   Exact sum = 0;
   for (const auto& [id, e] : entities_) {
     if (e.v64 != as_s64(e.vruntime) || e.d64 != as_s64(e.deadline))
@@ -144,6 +151,7 @@ void View::audit() const {
     if (!in_queue(e)) continue;
     W += e.weight;
     ++queued;
+    if (e.status == Status::Delayed) delayed.insert(id);
     longest_queued = std::max(longest_queued, e.slice);
     sum += e.vruntime * static_cast<long>(e.weight);
     fractional += e.vruntime.get_den() != 1;
@@ -155,6 +163,9 @@ void View::audit() const {
   };
   if (W_ != W) differs("W", std::to_string(W_), std::to_string(W));
   if (queued_ != queued) differs("queue length", std::to_string(queued_), std::to_string(queued));
+  if (delayed_ != delayed)
+    differs("set of delayed entities", std::to_string(delayed_.size()) + " entities",
+            std::to_string(delayed.size()));
   if (weighted_vruntimes() != sum)
     differs("sum of w*v", weighted_vruntimes().get_str(), sum.get_str());
   if (fractional_ != fractional)

@@ -12,27 +12,26 @@
 #pragma once
 
 #include <boost/container/flat_map.hpp>
+#include <boost/container/flat_set.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "trace/event.h"
+#include "trace/small_exact.h"
 
 namespace vlag::checker {
 
 using trace::Exact;
 
+// The fields the walks over the queue read at each pick (status, weight, slice, the s64
+// readings) come first, in the entity's first cache line, the exact numbers after them.
 struct ViewEntity {
   EntityId id = 0;
-  std::optional<TaskId> task;  // the task whose entity it is; none for a group entity
+  Status status = Status::Sleeping;
   int64_t weight = 0;
   int64_t slice = 0;
-  Exact vruntime;
-  Exact deadline;
-  Exact vlag;                    // saved lag while sleeping
-  std::optional<Exact> request;  // ρ (SPEC.md §2), ns; unknown after a reweight until refreshed
-  Status status = Status::Sleeping;
   bool is_new = true;
   bool rel_deadline = false;  // dequeued without SLEEP under PLACE_REL_DEADLINE
   // Linux arithmetic (SPEC.md §7.3): the vdelta roundings d − v has summed since its request was
@@ -45,6 +44,11 @@ struct ViewEntity {
   // its walks over the queue compare integers; stale only inside an Edit of the entity.
   // View::audit() checks them against the numbers.
   std::optional<int64_t> v64, d64;
+  std::optional<TaskId> task;  // the task whose entity it is; none for a group entity
+  Exact vruntime;
+  Exact deadline;
+  Exact vlag;                    // saved lag while sleeping
+  std::optional<Exact> request;  // ρ (SPEC.md §2), ns; unknown after a reweight until refreshed
 };
 
 // Entities in id order, stored contiguously (the rules' walks and the witnesses list them in id
@@ -55,10 +59,7 @@ using ViewEntities = boost::container::flat_map<EntityId, ViewEntity>;
 /// An exact number from a 128-bit integer (the view's sums).
 Exact exact_of(__int128 x);
 /// x as an s64, when it is an integer of 64 bits.
-inline std::optional<int64_t> as_s64(const Exact& x) {
-  if (x.get_den() != 1 || !x.get_num().fits_slong_p()) return std::nullopt;
-  return x.get_num().get_si();
-}
+inline std::optional<int64_t> as_s64(const Exact& x) { return trace::s64_of(x); }
 /// ⌊x⌋, when it is an s64.
 std::optional<int64_t> floor_s64(const Exact& x);
 
@@ -96,8 +97,10 @@ class View {
 
   int64_t W() const { return W_; }            // Σ w over queued (and delayed) entities
   int64_t queued() const { return queued_; }  // |Q|
-  Exact V() const;                            // Σ w·v / W; 0 for an empty queue
-  Exact weighted_vruntimes() const;           // Σ w·v over Q
+  /// The delayed entities (SPEC.md §4.9), in id order.
+  const boost::container::flat_set<EntityId>& delayed() const { return delayed_; }
+  Exact V() const;                   // Σ w·v / W; 0 for an empty queue
+  Exact weighted_vruntimes() const;  // Σ w·v over Q
   /// Σ w·v over Q in 128 bits, when every queued vruntime is an s64 integer.
   std::optional<__int128> small_weighted_vruntimes() const {
     return big_ == 0 ? std::optional(small_sum_) : std::nullopt;
@@ -141,6 +144,7 @@ class View {
   Exact big_sum_;           // … over the others
   int64_t big_ = 0;         // how many the others are
   int64_t fractional_ = 0;  // queued entities whose v is not an integer
+  boost::container::flat_set<EntityId> delayed_;
   boost::container::flat_map<int64_t, int64_t> slices_;         // slice → entities with it
   boost::container::flat_map<int64_t, int64_t> queued_slices_;  // … → queued entities with it
 };

@@ -2,6 +2,7 @@
 
 #include "rules/invariants.h"
 #include "rules/saved_lag.h"
+#include "trace/small_exact.h"
 
 namespace vlag::checker {
 namespace {
@@ -10,13 +11,33 @@ using trace::EventKind;
 
 Exact ex(int64_t x) { return Exact(static_cast<long>(x)); }
 
+// A sleeping entity's reported vlag is its saved lag; a queued one's is V − v, not kept.
+bool reports_saved_lag(const trace::EntityFields& s) {
+  return s.vlag && s.status == Status::Sleeping;
+}
+
 void apply_reported(ViewEntity& v, const trace::EntityFields& s) {
   if (s.weight) v.weight = *s.weight;
   if (s.slice) v.slice = *s.slice;
-  if (s.vruntime) v.vruntime = *s.vruntime;
-  if (s.deadline) v.deadline = *s.deadline;
-  if (s.vlag && s.status == Status::Sleeping) v.vlag = *s.vlag;
+  if (s.vruntime) trace::assign_exact(v.vruntime, *s.vruntime);
+  if (s.deadline) trace::assign_exact(v.deadline, *s.deadline);
+  if (reports_saved_lag(s)) trace::assign_exact(v.vlag, *s.vlag);
   if (s.status) v.status = *s.status;
+}
+
+// refresh_from_shadow, then apply_reported: the shadow's numbers only for the fields the event
+// does not report (the others it would overwrite at once).
+void refresh_unreported(ViewEntity& v, const Shadow* shadow, const trace::EntityFields& s) {
+  if (shadow && shadow->has(v.id)) {
+    const ShadowEntity& r = shadow->entity(v.id);
+    if (!s.weight) v.weight = r.weight;
+    if (!s.slice) v.slice = r.slice;
+    if (!s.vruntime) trace::assign_exact(v.vruntime, r.vruntime);
+    if (!s.deadline) trace::assign_exact(v.deadline, r.deadline);
+    if (!reports_saved_lag(s)) trace::assign_exact(v.vlag, r.vlag);
+    if (!s.status) v.status = r.status;
+  }
+  apply_reported(v, s);
 }
 
 // A new request ρ: its deadline is one vdelta from v, not rescaled.
@@ -33,9 +54,9 @@ void ViewUpdate::refresh_from_shadow(ViewEntity& v, const Shadow* shadow) {
   const ShadowEntity& s = shadow->entity(v.id);
   v.weight = s.weight;
   v.slice = s.slice;
-  v.vruntime = s.vruntime;
-  v.deadline = s.deadline;
-  v.vlag = s.vlag;
+  trace::assign_exact(v.vruntime, s.vruntime);
+  trace::assign_exact(v.deadline, s.deadline);
+  trace::assign_exact(v.vlag, s.vlag);
   v.status = s.status;
 }
 
@@ -46,10 +67,8 @@ void ViewUpdate::complete_delayed_dequeues(View& view, std::optional<EntityId> p
                                            const SavedLag& saved) const {
   if (shadow) {
     std::vector<EntityId> completed;
-    for (const auto& [id, v] : view.entities())
-      if (v.status == Status::Delayed && shadow->has(id) &&
-          shadow->entity(id).status == Status::Sleeping)
-        completed.push_back(id);
+    for (const EntityId id : view.delayed())
+      if (shadow->has(id) && shadow->entity(id).status == Status::Sleeping) completed.push_back(id);
     for (const EntityId id : completed) {
       {
         View::Edit v = view.edit(id);
@@ -99,10 +118,7 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
                        const Shadow* shadow, const SavedLag& saved) const {
   const Preset& p = params_.preset;
   const std::optional<EntityId> se = e.entity();
-  const auto refresh = [&](ViewEntity& x) {
-    refresh_from_shadow(x, shadow);
-    apply_reported(x, e.state);
-  };
+  const auto refresh = [&](ViewEntity& x) { refresh_unreported(x, shadow, e.state); };
   switch (e.kind) {
     case EventKind::New: {
       ViewEntity n;
@@ -151,7 +167,7 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       View::Edit v = view.edit(*se);
       const bool was_new = v->is_new;
       Exact& d_before = deadline_before_;
-      d_before = v->deadline;
+      trace::assign_exact(d_before, v->deadline);
       v->status = Status::Queued;
       v->is_new = false;
       refresh(*v);
@@ -160,7 +176,7 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
           const bool half = was_new && p.has(Feature::PLACE_DEADLINE_INITIAL);
           new_request(*v, half ? Exact(static_cast<long>(v->slice), 2) : ex(v->slice));
         }
-      } else if (v->deadline != d_before) {
+      } else if (!trace::equal_exact(v->deadline, d_before)) {
         new_request(*v, ex(v->slice));
       }
       v->rel_deadline = false;
@@ -206,9 +222,9 @@ void ViewUpdate::apply(View& view, const trace::Event& e, Status status_before,
       if (!view.curr || !view.find(*view.curr)) return;
       View::Edit c = view.edit(*view.curr);
       Exact& d_before = deadline_before_;
-      d_before = c->deadline;
+      trace::assign_exact(d_before, c->deadline);
       refresh(*c);
-      if (c->deadline == d_before) return;
+      if (trace::equal_exact(c->deadline, d_before)) return;
       if (e.kind == EventKind::Yield && p.yield == YieldRule::Forfeit) {
         new_request(*c, ex(c->slice));  // the rest forfeited, a new request from v = d (§4.11)
       } else if (e.kind == EventKind::Yield && c->request) {

@@ -21,6 +21,12 @@ bool tight(Range w) { return w.bounded() && w.hi - w.lo <= 0.02 * w.lo; }
 
 std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
+// Both ends whole numbers below 2^50: sums of such are exact in double, in any order.
+bool whole(Range w) {
+  const auto one = [](double x) { return x == std::floor(x) && std::abs(x) <= 0x1p50; };
+  return one(w.lo) && one(w.hi);
+}
+
 Reasons inexact(Range weight, Range slice) {
   Reasons r;
   if (!weight.is_exact()) r |= Reason::WeightUnknown;
@@ -30,38 +36,61 @@ Reasons inexact(Range weight, Range slice) {
 
 }  // namespace
 
-Range CfsRqTrack::weight_sum() const {
-  Range w;
-  for (const auto& [id, m] : members_) w += m.info.weight;
-  return w;
+void CfsRqTrack::set_info(Member& m, const EntityInfo& e) {
+  if (m.counted) count(m, -1);
+  m.info = e;
+  m.deficit_lo = lag_deficit(e.slice.lo, ctx_->tick_ns);
+  m.deficit_hi = lag_deficit(e.slice.hi, ctx_->tick_ns);
+  count(m, 1);
+  m.counted = true;
 }
 
-double CfsRqTrack::m_hat_lo(int64_t except) const {
-  double m = 0;
-  for (const auto& [id, o] : members_)
-    if (id != except) m = std::max(m, lag_deficit(o.info.slice.lo, ctx_->tick_ns));
-  return m;
+// What a wait's start needs of all members, kept as they come and go: the members of inexact
+// weight, the sum of the whole weights (exact: while no other is a member it is the walk's sum)
+// and the others, and each end's lag deficits by value.
+void CfsRqTrack::count(const Member& m, int by) {
+  if (!m.info.weight.is_exact()) inexact_weights_ += by;
+  if (whole(m.info.weight)) {
+    const double k = by;
+    whole_weights_ = {whole_weights_.lo + k * m.info.weight.lo,
+                      whole_weights_.hi + k * m.info.weight.hi};
+  } else {
+    odd_weights_ += by;
+  }
+  for (auto [deficits, value] :
+       {std::pair{&deficits_lo_, m.deficit_lo}, {&deficits_hi_, m.deficit_hi}})
+    if (((*deficits)[value] += by) == 0) deficits->erase(value);
+}
+
+// The largest of `deficits` but one of `except`'s, and at least 0.
+double CfsRqTrack::largest_but(const std::map<double, int>& deficits, double except) {
+  auto top = deficits.rbegin();
+  if (top == deficits.rend()) return 0;
+  if (top->first == except && top->second == 1) ++top;
+  return top == deficits.rend() ? 0 : std::max(0.0, top->first);
 }
 
 void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
                       Reasons start_unknown) {
   if (members_.count(e.id)) return;
-  for (auto& [id, o] : members_) {
-    if (!o.wait) continue;
-    ++o.wait->joins;
-    o.wait->joined += e.weight;
-    o.wait->m_lo = std::max(o.wait->m_lo, lag_deficit(e.slice.lo, ctx_->tick_ns));
-    o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(e.slice.hi, ctx_->tick_ns));
-  }
+  const bool steady = e.weight.is_exact();
+  // What the waits in progress take of the join (joined_since() and the rest of judge_wait).
+  ++joins_;
+  if (!steady) ++unsteady_joins_;  // their weight changed
+  const uint64_t seq = ++join_seq_;
+  note_peak(peak_lo_, seq, lag_deficit(e.slice.lo, ctx_->tick_ns));
+  note_peak(peak_hi_, seq, lag_deficit(e.slice.hi, ctx_->tick_ns));
+  if (joined_exact_ && !add_joined(e.weight)) joined_to_waits();
+  if (!joined_exact_)
+    for (auto& [id, o] : members_)
+      if (o.wait) o.wait->joined += e.weight;
   // V moves while an entity here runs (its service is accounted only later): a join then
   // lands at another V than the previous one.
-  if (std::any_of(members_.begin(), members_.end(), [](const auto& x) { return x.second.running; }))
-    ++epoch_;
-  const bool steady = e.weight.is_exact();
-  for (auto& [id, o] : members_)
-    if (o.wait && !steady) o.wait->weight_changed = true;
+  if (running_ > 0) ++epoch_;
   Member& m = members_[e.id];
-  m.info = e;
+  m.sleeper_noted = noted_.count(e.id) != 0;
+  if (!m.sleeper_noted) ++unnoted_;
+  set_info(m, e);
   m.fresh_new = kind == JoinKind::New;
   m.new_epoch = epoch_;
   if (kind != JoinKind::New) ++epoch_;  // placed with a lag: V moves (SPEC.md §3)
@@ -81,24 +110,29 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
   w.woken = woken;
   w.tau0 = tau_;
   w.unknown0 = *ctx_->cpu_unknown_ns;
-  w.W0 = weight_sum();
-  double maybe = 0;
-  for (const auto& [sid, sw] : sleepers_)
-    if (sid != id) maybe += sw;
-  for (const auto& [pid, pw] : possible_) maybe += pw;
-  w.W0.hi += maybe;
+  // One walk, in ascending order as the sum's rounding was: the cfs_rq's weight, the others'
+  // largest lag deficits, and whether a weight is not known exactly (it may change while its
+  // entity runs, and Linux 6.13..7.0 moves V when it reweights the running entity, SPEC.md
+  // §4.8: the bound is not promised then).
+  if (odd_weights_ == 0)
+    w.W0 = whole_weights_;
+  else
+    for (const auto& [oid, o] : members_) w.W0 += o.info.weight;
+  w.m_lo = largest_but(deficits_lo_, m.deficit_lo);
+  w.m_hi = largest_but(deficits_hi_, m.deficit_hi);
+  if (inexact_weights_ > 0) w.weight_changed = true;
+  w.leaves0 = leaves_;
+  w.unsteady0 = unsteady_joins_;
+  w.joins0 = joins_;
+  w.outsiders0 = outsider_joins_;
+  w.join_seq0 = join_seq_;
+  w.joined0 = joined_sum_;
+  w.W0.hi += maybe_members(id);
   const double others = static_cast<double>(members_.size() - 1);
   w.n0 = {others, others + static_cast<double>(sleepers_.size() + possible_.size())};
-  w.m_lo = m_hat_lo(id);
-  for (const auto& [oid, o] : members_)
-    if (oid != id) w.m_hi = std::max(w.m_hi, lag_deficit(o.info.slice.hi, ctx_->tick_ns));
   if (!sleepers_.empty() || !possible_.empty())
     w.m_hi = std::max(w.m_hi, lag_deficit(1e8, ctx_->tick_ns));
   w.outsiders = !possible_.empty();
-  // A weight not known exactly may change while its entity runs, and Linux 6.13..7.0 moves V
-  // when it reweights the running entity (SPEC.md §4.8): the bound is not promised then.
-  for (const auto& [oid, o] : members_)
-    if (!o.info.weight.is_exact()) w.weight_changed = true;
   m.wait = w;
 }
 
@@ -119,11 +153,14 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
   StarvationInputs in;
   in.w_k = m.info.weight;
   in.r_k = m.info.slice;
-  in.W = w.W0 + w.joined;
+  in.W = w.W0 + joined_since(w);
   in.n_others = w.n0;
-  in.joins = w.joins;
-  in.leaves = w.leaves;
-  in.m_others = {w.m_lo, w.m_hi};
+  in.joins = static_cast<int>(joins_ - w.joins0);
+  in.leaves = static_cast<int>(leaves_ - w.leaves0);
+  const double m_lo = std::max(w.m_lo, peak_since(peak_lo_, w.join_seq0));
+  const double m_hi = std::max(w.m_hi, peak_since(peak_hi_, w.join_seq0));
+  const bool outsiders = w.outsiders || outsider_joins_ > w.outsiders0;
+  in.m_others = {m_lo, m_hi};
   in.tick_ns = ctx_->tick_ns;
   const Range B = starvation_bound(in);
   const double threshold = static_cast<double>(ctx_->user_threshold_ns);
@@ -142,7 +179,8 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
         m.info.weight.mid(), in.W.mid());
   };
   const bool sure_measure = w.start_known && o_lo_valid && !end_lo;
-  if (sure_measure && O.lo > B.hi + w.late && real.lo > threshold && !w.weight_changed) {
+  const bool weight_changed = w.weight_changed || unsteady_joins_ > w.unsteady0;
+  if (sure_measure && O.lo > B.hi + w.late && real.lo > threshold && !weight_changed) {
     ctx_->book->sure(kStarvation, id, O.lo - B.hi - w.late, ctx_->cpu, line, describe);
   } else if (O.hi > B.lo && real.hi > threshold) {
     // Name what keeps it from a verdict: the measurement's spread, the bound's, or both.
@@ -151,15 +189,15 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
     if (O.lo <= B.hi || !sure_measure) {
       why |= w.start_why | end_why;
       if (unknown > 0) why |= Reason::UnrecordedSwitch;
-      if (w.own_maybe > 0 || w.outsiders) why |= Reason::MembershipUnknown;
+      if (w.own_maybe > 0 || outsiders) why |= Reason::MembershipUnknown;
     }
     if (O.lo > B.lo || O.hi > B.hi) {
       if (!m.info.weight.is_exact() || !in.W.is_exact() || !B.bounded())
         why |= Reason::WeightUnknown;
-      if (!m.info.slice.is_exact() || w.m_hi > w.m_lo) why |= Reason::MissingSnapshot;
+      if (!m.info.slice.is_exact() || m_hi > m_lo) why |= Reason::MissingSnapshot;
       if (w.n0.hi > w.n0.lo) why |= Reason::QueuedSetUnknown;
     }
-    if (w.weight_changed && O.lo > B.hi) why |= Reason::WeightChanged;
+    if (weight_changed && O.lo > B.hi) why |= Reason::WeightChanged;
     if (why.empty()) why = w.start_why | end_why | inexact(m.info.weight, m.info.slice);
     ctx_->book->possible(kStarvation, id, why, O.hi - B.lo, ctx_->cpu, line, describe);
   } else {
@@ -175,15 +213,13 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   if (m.wait)
     judge_wait(id, m, t, line, true, uncertain_from,
                uncertain_from ? Reasons(Reason::UnrecordedSwitch) : Reasons());
+  if (!m.running) ++running_;
   m.running = true;
   m.sigma_at_pick = m.sigma;
   m.run_ns = m.overrun_ns = 0;
   m.tau_seen = tau_;
   fluid_extremes(m);
-  for (const auto& [other, window] : m.windows) {
-    Window& w = *window;
-    (id < other ? w.picked_a : w.picked_b) = true;
-    if (w.established || !w.picked_a || !w.picked_b) continue;
+  const auto establish = [&](Window& w, int64_t other) {
     // Both picked since the window opened: from here each one's lead over the other is held
     // inside the band of SPEC.md §6.2, so the window is measured from now.
     w.a0 = members_.at(std::min(id, other)).sigma;
@@ -192,6 +228,18 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
     w.t0 = t;
     w.max_x = w.min_x = {0, 0};
     w.t_max_lo = w.t_min_hi = t;
+  };
+  size_t k = 0;  // m.windows grows as implied windows are established: by index
+  for (auto& [oid, o] : members_) {
+    if (oid == id) continue;
+    if (k < m.windows.size() && m.windows[k].other == oid) {
+      Window& w = *m.windows[k++].window;
+      (id < oid ? w.picked_a : w.picked_b) = true;
+      if (!w.established && w.picked_a && w.picked_b) establish(w, oid);
+    } else if (picked_since(o, std::max(m.open_seq, o.open_seq))) {
+      establish(*materialize(id, m, oid, o), oid);
+      ++k;
+    }
   }
 }
 
@@ -205,6 +253,8 @@ void CfsRqTrack::stop(int64_t id, int64_t t) {
   if (it == members_.end() || !it->second.running) return;
   Member& m = it->second;
   m.running = false;
+  --running_;
+  m.last_stop_seq = ++seq_;
   m.tau_seen = tau_;
   fluid_extremes(m);
   start_wait(m, id, t, true, t, {}, false);
@@ -282,6 +332,7 @@ void CfsRqTrack::note_extremes(Window& w, Range x) {
 void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
   const auto it = members_.find(id);
   if (it == members_.end() || ns <= 0) return;
+  materialize_all(id, it->second);
   const double per_weight = ns / it->second.info.weight.lo;
   for (const auto& [other, w] : it->second.windows) {
     w->u += per_weight;
@@ -289,18 +340,103 @@ void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
   }
 }
 
+double CfsRqTrack::maybe_members(int64_t except) const {
+  if (maybe_sums_exact_) {
+    const auto it = sleepers_.find(except);
+    return (sleepers_sum_ - (it != sleepers_.end() ? it->second : 0)) + possible_sum_;
+  }
+  double maybe = 0;
+  for (const auto& [sid, sw] : sleepers_)
+    if (sid != except) maybe += sw;
+  for (const auto& [pid, pw] : possible_) maybe += pw;
+  return maybe;
+}
+
+void CfsRqTrack::add_sleeper(int64_t id, double weight) {
+  const auto [it, fresh] = sleepers_.emplace(id, weight);
+  if (!fresh) {
+    sleepers_sum_ -= it->second;
+    it->second = weight;
+  }
+  sleepers_sum_ += weight;
+  note_maybe_weight(weight);
+}
+
+void CfsRqTrack::forget_sleeper(int64_t id) {
+  const auto it = sleepers_.find(id);
+  if (it == sleepers_.end()) return;
+  sleepers_sum_ -= it->second;
+  sleepers_.erase(it);
+}
+
+void CfsRqTrack::forget_possible_member(int64_t pid) {
+  const auto it = possible_.find(pid);
+  if (it == possible_.end()) return;
+  possible_sum_ -= it->second;
+  possible_.erase(it);
+}
+
+void CfsRqTrack::note_maybe_weight(double weight) {
+  if (weight != std::floor(weight) || std::abs(weight) > kExactWeight) maybe_sums_exact_ = false;
+}
+
 void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
   const auto [it, fresh] = possible_.emplace(pid, weight);
   const double added = fresh ? weight : weight - it->second;  // a renice while queued: heavier
-  if (added <= 0) return;
-  it->second = weight;
-  for (auto& [id, o] : members_) {
-    if (!o.wait) continue;
-    if (fresh) ++o.wait->joins;
-    o.wait->joined += Range{0, added};
-    o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(1e8, ctx_->tick_ns));
-    o.wait->outsiders = true;
+  if (fresh) {
+    possible_sum_ += weight;
+    note_maybe_weight(weight);
   }
+  if (added <= 0) return;
+  if (!fresh) {
+    possible_sum_ += added;
+    note_maybe_weight(weight);
+  }
+  it->second = weight;
+  // The waits in progress take it as a join of up to `added` (judge_wait).
+  if (fresh) ++joins_;
+  ++outsider_joins_;
+  note_peak(peak_hi_, ++join_seq_, lag_deficit(1e8, ctx_->tick_ns));
+  if (joined_exact_ && !add_joined(Range{0, added})) joined_to_waits();
+  if (!joined_exact_)
+    for (auto& [id, o] : members_)
+      if (o.wait) o.wait->joined += Range{0, added};
+}
+
+// A wait's share of what joined the cfs_rq: the peaks of the lag deficits since it began are
+// kept as a stack of falling values, so the first one after its start is their maximum.
+void CfsRqTrack::note_peak(std::vector<Peak>& peaks, uint64_t seq, double value) {
+  while (!peaks.empty() && peaks.back().value <= value) peaks.pop_back();
+  peaks.push_back({seq, value});
+}
+
+double CfsRqTrack::peak_since(const std::vector<Peak>& peaks, uint64_t seq) {
+  const auto at = std::upper_bound(peaks.begin(), peaks.end(), seq,
+                                   [](uint64_t s, const Peak& p) { return s < p.seq; });
+  return at == peaks.end() ? 0 : at->value;
+}
+
+// The joined weight summed once for all waits while every term is a whole number below 2^50
+// (task weights are): such sums are exact, so a wait's difference of two of them is the sum of
+// its own terms in any order. False, and nothing added, when a term is not one, or the sum
+// would grow past 2^52.
+bool CfsRqTrack::add_joined(Range w) {
+  if (!whole(w) || joined_sum_.hi + w.hi > 0x1p52) return false;  // not added then
+  joined_sum_ = {joined_sum_.lo + w.lo, joined_sum_.hi + w.hi};
+  return true;
+}
+
+Range CfsRqTrack::joined_since(const Wait& w) const {
+  if (!joined_exact_) return w.joined;
+  return {w.joined.lo + (joined_sum_.lo - w.joined0.lo),
+          w.joined.hi + (joined_sum_.hi - w.joined0.hi)};
+}
+
+// From here on each wait sums its own joined weight, term by term, as it comes.
+void CfsRqTrack::joined_to_waits() {
+  for (auto& [id, o] : members_)
+    if (o.wait) o.wait->joined = joined_since(*o.wait);
+  joined_exact_ = false;
 }
 
 void CfsRqTrack::possible_member_ran(double ns) {
@@ -311,42 +447,66 @@ void CfsRqTrack::possible_member_ran(double ns) {
 void CfsRqTrack::groups_may_have_run(double ns, const std::function<bool(int64_t)>& may_hold) {
   if (ns <= 0) return;
   for (auto& [id, m] : members_) {
-    if (id >= 0 || !may_hold(id)) continue;
+    if (id >= 0) break;  // group entities (negative ids) come first
+    if (!may_hold(id)) continue;
     uncertain(id, ns, Reason::MembershipUnknown);
     if (m.wait) m.wait->own_maybe += ns;
   }
 }
 
+// Its windows with every other member open, implied (SPEC.md §6.2's pair windows hold no state
+// until both were picked), but for those that start from zero.
 void CfsRqTrack::open_windows(int64_t id, int64_t t) {
   Member& m = members_.at(id);
+  m.open_seq = ++seq_;
+  if (!m.fresh_new) return;
   for (auto& [oid, o] : members_) {
-    if (oid == id) continue;
-    const bool first = id < oid;
-    const Member& a = first ? m : o;
-    const Member& b = first ? o : m;
-    Window w;
-    w.a0 = a.sigma;
-    w.b0 = b.sigma;
-    w.wa = a.info.weight;
-    w.wb = b.info.weight;
-    w.ra = a.info.slice;
-    w.rb = b.info.slice;
-    w.picked_a = a.running;
-    w.picked_b = b.running;
     // Both placed new (zero lag) at one value of V, and neither has run: their vruntimes are
     // equal, so the gap starts at 0 and is bounded from the start (SPEC.md §6.2).
-    if (a.fresh_new && b.fresh_new && a.new_epoch == b.new_epoch) {
-      w.from_zero = w.established = true;
-      w.t0 = t;
-    }
-    Window* node = new_window();
-    *node = w;
-    // Partners come in ascending order, so each link goes at the end of m's; o's gains id.
-    m.windows.push_back({oid, node});
-    const auto at = std::lower_bound(o.windows.begin(), o.windows.end(), id,
-                                     [](const Link& l, int64_t x) { return l.other < x; });
-    o.windows.insert(at, {id, node});
+    if (oid == id || !o.fresh_new || o.new_epoch != m.new_epoch) continue;
+    Window& w = *materialize(id, m, oid, o);
+    w.from_zero = w.established = true;
+    w.t0 = t;
   }
+}
+
+CfsRqTrack::Window* CfsRqTrack::materialize(int64_t a, Member& ma, int64_t b, Member& mb) {
+  if (b < a) return materialize(b, mb, a, ma);
+  const uint64_t open = std::max(ma.open_seq, mb.open_seq);
+  Window w;
+  w.a0 = ma.sigma;
+  w.b0 = mb.sigma;
+  w.wa = ma.info.weight;
+  w.wb = mb.info.weight;
+  w.ra = ma.info.slice;
+  w.rb = mb.info.slice;
+  w.picked_a = picked_since(ma, open);
+  w.picked_b = picked_since(mb, open);
+  Window* node = new_window();
+  *node = w;
+  const auto by_other = [](const Link& l, int64_t x) { return l.other < x; };
+  ma.windows.insert(std::lower_bound(ma.windows.begin(), ma.windows.end(), b, by_other), {b, node});
+  mb.windows.insert(std::lower_bound(mb.windows.begin(), mb.windows.end(), a, by_other), {a, node});
+  return node;
+}
+
+void CfsRqTrack::materialize_all(int64_t id, Member& m) {
+  if (m.windows.size() + 1 == members_.size()) return;
+  size_t k = 0;
+  for (auto& [oid, o] : members_) {
+    if (oid == id) continue;
+    if (k >= m.windows.size() || m.windows[k].other != oid) materialize(id, m, oid, o);
+    ++k;
+  }
+}
+
+void CfsRqTrack::note_sleeper(int64_t id, Member& m) {
+  if (m.sleeper_noted) return;
+  m.sleeper_noted = true;
+  --unnoted_;
+  noted_.insert(id);
+  ctx_->book->not_applicable(kShare, id, Reason::Sleeper);
+  ctx_->book->not_applicable(kLag, id, Reason::Sleeper);
 }
 
 CfsRqTrack::Window* CfsRqTrack::new_window() {
@@ -364,14 +524,29 @@ void CfsRqTrack::unlink(Member& m, int64_t other) {
 
 void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
   Member& m = members_.at(id);
+  // The implied windows need a walk of all members only while one of their ends is not noted
+  // yet; the windows that hold state come in the same order either way.
+  const bool implied = m.windows.size() + 1 < members_.size();
+  if (implied) note_sleeper(id, m);
+  const bool walk = implied && unnoted_ > 0;
+  auto link = m.windows.begin();
+  for (auto o_it = walk ? members_.begin() : members_.end(); o_it != members_.end(); ++o_it) {
+    auto& [other, o] = *o_it;
+    if (other == id) continue;
+    if (link == m.windows.end() || link->other != other)  // implied: never established
+      note_sleeper(other, o);
+    else
+      ++link;
+  }
   for (const auto& [other, window] : m.windows) {
+    Member& o = members_.at(other);
     const int64_t a = std::min(id, other), b = std::max(id, other);
-    const Member& ma = members_.at(a);
-    const Member& mb = members_.at(b);
+    const Member& ma = a == id ? m : o;
+    const Member& mb = b == id ? m : o;
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
     judge_window(a, b, *window, t, line, sa, sb);
-    unlink(members_.at(other), id);
+    unlink(o, id);
     free_.push_back(window);
   }
   m.windows.clear();
@@ -499,10 +674,12 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   }
   close_windows(id, t, line, false);
   fluid_leave(id, m);
+  if (!m.sleeper_noted) --unnoted_;
+  count(m, -1);
+  if (m.running) --running_;
   members_.erase(it);
   ++epoch_;
-  for (auto& [oid, o] : members_)
-    if (o.wait) ++o.wait->leaves;
+  ++leaves_;  // for the waits in progress
 }
 
 void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_run) {
@@ -511,11 +688,16 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
   close_windows(e.id, t, line, during_run);
   Member& m = it->second;
   if (m.wait) m.wait->weight_changed = true;
+  // A heavier weight counts like a join for the others' waits (their own sums: the changing
+  // one's wait is not among them, and while the shared sum is exact, one more whole term in a
+  // wait's own keeps its total exact).
+  const Range heavier{std::max(0.0, e.weight.lo - m.info.weight.lo),
+                      std::max(0.0, e.weight.hi - m.info.weight.lo)};
+  if (joined_exact_ && !whole(heavier)) joined_to_waits();
   for (auto& [oid, o] : members_)
-    if (o.wait && oid != e.id) {  // a heavier weight counts like a join for the others' waits
+    if (o.wait && oid != e.id) {
       o.wait->weight_changed = true;
-      o.wait->joined += Range{std::max(0.0, e.weight.lo - m.info.weight.lo),
-                              std::max(0.0, e.weight.hi - m.info.weight.lo)};
+      o.wait->joined += heavier;
       o.wait->m_hi = std::max(o.wait->m_hi, lag_deficit(e.slice.hi, ctx_->tick_ns));
     }
   if (m.fluid) {  // the phase at the old weight ends; its lag goes on into the next
@@ -530,7 +712,7 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
     w_fluid_ -= m.w_fluid;
     m.fluid = false;
   }
-  m.info = e;
+  set_info(m, e);
   fluid_join_keep(m);
   open_windows(e.id, t);
 }
@@ -542,7 +724,8 @@ void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
     change(e, t, line, false);
     return;
   }
-  it->second.info = e;
+  materialize_all(e.id, it->second);
+  set_info(it->second, e);
   for (const auto& [other, w] : it->second.windows) {
     Range& hull = e.id < other ? w->wa : w->wb;
     hull = hull.hull(e.weight);
@@ -557,9 +740,21 @@ void CfsRqTrack::finish(int64_t t, int line) {
   for (auto& [id, m] : members_)
     if (m.wait) judge_wait(id, m, t, line, true, {}, {});
   // Every open window once, as (a, b) with a < b, in ascending order of the pair.
-  for (auto& [a, m] : members_)
-    for (const auto& [b, window] : m.windows)
-      if (a < b) judge_window(a, b, *window, t, line, m.sigma, members_.at(b).sigma);
+  for (auto ia = members_.begin(); ia != members_.end(); ++ia) {
+    auto& [a, m] = *ia;
+    auto link = std::upper_bound(m.windows.begin(), m.windows.end(), a,
+                                 [](int64_t x, const Link& l) { return x < l.other; });
+    for (auto ib = std::next(ia); ib != members_.end(); ++ib) {
+      auto& [b, o] = *ib;
+      if (link != m.windows.end() && link->other == b) {
+        judge_window(a, b, *link->window, t, line, m.sigma, o.sigma);
+        ++link;
+      } else {  // implied: never established
+        note_sleeper(a, m);
+        note_sleeper(b, o);
+      }
+    }
+  }
   for (auto& [id, m] : members_) {
     for (const auto& [other, window] : m.windows)
       if (id < other) free_.push_back(window);

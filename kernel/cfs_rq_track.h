@@ -16,9 +16,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "kernel/flat_id_map.h"
 #include "kernel/range.h"
 #include "kernel/verdict_book.h"
 #include "spec/verdict.h"
@@ -108,15 +110,15 @@ class CfsRqTrack {
 
   /// A task of this cfs_rq blocked here: it may stay queued as a delayed entity (SPEC.md §4.9)
   /// until it is seen again.
-  void add_sleeper(int64_t id, double weight) { sleepers_[id] = weight; }
-  void forget_sleeper(int64_t id) { sleepers_.erase(id); }
+  void add_sleeper(int64_t id, double weight);
+  void forget_sleeper(int64_t id);
 
   /// A task whose group the trace does not give (an outsider) is queued on this CPU, and this
   /// group's cfs_rq may be where it is (SPEC.md §6.2): like a sleeper, it may be one more entity
   /// here, of its task weight, for every wait in progress and every wait that starts. Called
   /// again after a renice, it keeps the heavier weight.
   void add_possible_member(int64_t pid, double weight);
-  void forget_possible_member(int64_t pid) { possible_.erase(pid); }
+  void forget_possible_member(int64_t pid);
   /// Such an outsider ran ns: had it been here, the others of a wait here got that much more.
   void possible_member_ran(double ns);
   /// ... and each group entity of this cfs_rq that `may_hold` it may have received ns more than
@@ -130,15 +132,21 @@ class CfsRqTrack {
     Reasons start_why;
     bool woken = false;
     double tau0 = 0, unknown0 = 0;  // the cfs_rq's service and the CPU's unrecorded time then
-    Range W0, n0;  // the cfs_rq's weight (k included) and other entities at the start
-    Range joined;  // the weight of the entities that joined since
-    int joins = 0, leaves = 0;
-    double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others
+    Range W0, n0;   // the cfs_rq's weight (k included) and other entities at the start
+    Range joined;   // the weight that joined since: all of it, or (joined_exact_) what change()
+                    // added beside the shared sum, which was joined0 then
+    Range joined0;  // the shared sum when it began (joined_sum_)
+    int64_t joins0 = 0;         // the cfs_rq's joins when it began (joins_)
+    int64_t outsiders0 = 0;     // its outsiders that may have joined then (outsider_joins_)
+    uint64_t join_seq0 = 0;     // its last join then (join_seq_)
+    int64_t leaves0 = 0;        // the cfs_rq's departures when it began (leaves_)
+    int64_t unsteady0 = 0;      // its joins of an inexact weight then (unsteady_joins_)
+    double m_lo = 0, m_hi = 0;  // the largest lag deficit among the others (and peak_since())
     bool weight_changed = false;
     double late = 0;       // service the others got past their requests plus a tick (late ticks)
     double own_maybe = 0;  // service of outsiders that may have been its own (a group entity)
     double outsiders_ran = 0;  // service of outsiders that may have been this cfs_rq's
-    bool outsiders = false;    // an outsider may have been queued here meanwhile
+    bool outsiders = false;    // an outsider may have been queued here (or outsiders0)
   };
   struct Window {
     Range a0, b0;  // σ of each when the window was (re)based
@@ -155,7 +163,9 @@ class CfsRqTrack {
     Window* window;  // in pool_
   };
   struct Member {
-    EntityInfo info;
+    EntityInfo info;                        // set_info()
+    double deficit_lo = 0, deficit_hi = 0;  // lag_deficit of its slice's ends
+    bool counted = false;                   // in the counts of count()
     bool running = false;
     bool fresh_new = false;  // joined new and has not run
     uint64_t new_epoch = 0;
@@ -170,15 +180,33 @@ class CfsRqTrack {
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
     double carried = 0;       // the lag a weight change carried into this phase (in adjust)
     bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
-    // Its pair windows by partner, ascending: an event of one entity touches its own n - 1
-    // windows, not all n(n - 1)/2. A sorted vector: joins and leaves come by the million, and
-    // a cfs_rq holds tens of entities.
+    // Every other member shares a pair window with it, but most pairs of a busy cfs_rq leave
+    // again before both were picked, so a window holds state only once it has some: its pair
+    // was established, it was opened from zero, or it took uncertainty or a weight hull. Until
+    // then it is implied (open since the later of the two opens, picked as the members' pick
+    // and stop sequence says), and its end is "not applicable (sleeper)". The windows that hold
+    // state, by partner, ascending: an event of one entity touches its own, not all n(n - 1)/2.
     std::vector<Link> windows;
+    uint64_t open_seq = 0;       // when it last (re)opened its windows (join, change)
+    uint64_t last_stop_seq = 0;  // when its last run ended (stop)
+    bool sleeper_noted = false;  // an implied window of it ended: noted in the book already
   };
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
+  void set_info(Member& m, const EntityInfo& e);  // its info and what is kept of it
+  void count(const Member& m, int by);
+  static double largest_but(const std::map<double, int>& deficits, double except);
   Window* new_window();
   static void unlink(Member& m, int64_t other);
+  // Whether x was picked (or running) since a window opened at `open` (a sequence number).
+  static bool picked_since(const Member& x, uint64_t open) {
+    return x.running || x.last_stop_seq > open;
+  }
+  // The implied window of (a, b) made to hold state, linked in both members' windows.
+  Window* materialize(int64_t a, Member& ma, int64_t b, Member& mb);
+  // Every implied window of id made to hold state (it is about to take some).
+  void materialize_all(int64_t id, Member& m);
+  void note_sleeper(int64_t id, Member& m);  // an implied window of it ended
   void open_windows(int64_t id, int64_t t);
   void close_windows(int64_t id, int64_t t, int line, bool without_run);
   void overrun(int64_t id, double excess);
@@ -195,22 +223,59 @@ class CfsRqTrack {
   void fluid_leave(int64_t id, Member& m);
   double fluid_ideal(const Member& m) const { return m.w_fluid * (v_ - m.v0) + m.adjust; }
   void fluid_extremes(Member& m);
-  Range weight_sum() const;
-  double m_hat_lo(int64_t except) const;
+  // The weight of the sleepers (but `except`) and outsiders that may be queued here.
+  double maybe_members(int64_t except) const;
+  void note_maybe_weight(double weight);
   Range x_of(const Window& w, Range sa, Range sb) const;  // the gap's change since rebasing
   void note_extremes(Window& w, Range x);
   void update_extremes(int64_t id);
 
   std::string path_;
   const LevelContext* ctx_;
-  std::map<int64_t, Member> members_;
+  FlatIdMap<Member> members_;
   std::deque<Window> pool_;             // every pair window, open or free (stable addresses)
   std::vector<Window*> free_;           // windows of pool_ no pair holds
   std::map<int64_t, double> sleepers_;  // possibly delayed: weight
   std::map<int64_t, double> possible_;  // outsiders maybe here: weight
+  // Their sums, kept as they change: while every weight is a whole number below 2^50 (task
+  // weights are), a sum is exact in any order, so it equals the walk in ascending order that
+  // maybe_members() makes otherwise.
+  static constexpr double kExactWeight = 1125899906842624.0;  // 2^50
+  double sleepers_sum_ = 0, possible_sum_ = 0;
+  bool maybe_sums_exact_ = true;
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
   double unknown_at_creation_;  // the CPU's unrecorded time when this was first seen
   uint64_t epoch_ = 0;          // V moved: runs, leaves, joins with a lag
+  // Counted for the waits, which take the difference since they began: departures, joins of
+  // an inexact weight (each changes the weight of every wait in progress), and the members
+  // whose weight is inexact now.
+  int64_t leaves_ = 0, unsteady_joins_ = 0;
+  size_t inexact_weights_ = 0;
+  Range whole_weights_;  // the members' whole weights summed (whole())
+  size_t odd_weights_ = 0;
+  std::map<double, int> deficits_lo_, deficits_hi_;  // the members' lag deficits: how many
+  size_t running_ = 0;                               // members running
+  // What joined, for the waits in progress likewise: joins, outsiders that may have, the peaks
+  // of the joiners' lag deficits by join, and their weight summed while exact (add_joined()).
+  struct Peak {
+    uint64_t seq;
+    double value;
+  };
+  static void note_peak(std::vector<Peak>& peaks, uint64_t seq, double value);
+  static double peak_since(const std::vector<Peak>& peaks, uint64_t seq);
+  bool add_joined(Range w);
+  Range joined_since(const Wait& w) const;
+  void joined_to_waits();
+  int64_t joins_ = 0, outsider_joins_ = 0;
+  uint64_t join_seq_ = 0;
+  std::vector<Peak> peak_lo_, peak_hi_;
+  Range joined_sum_;
+  bool joined_exact_ = true;
+  uint64_t seq_ = 0;  // orders opens and stops (implied windows' picked flags)
+  // The subjects noted "not applicable (sleeper)" here (the book keeps it for good), and how
+  // many members are not yet: while none is, an ending implied window has nothing to note.
+  std::unordered_set<int64_t> noted_;
+  size_t unnoted_ = 0;
   bool finishing_ = false;      // finish(): open waits are judged, not counted as delays
   double v_ = 0, w_fluid_ = 0;  // the fluid clock and weight (SPEC.md §6.2)
 };

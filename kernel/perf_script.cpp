@@ -103,7 +103,7 @@ PrevState parse_prev_state(std::string_view s, const std::string& file, int line
 }
 
 struct EventKeys {
-  const char* name;
+  std::string_view name;
   KernelEventKind kind;
   std::vector<std::string_view> keys;  // in the order the tracepoint prints them
 };
@@ -175,19 +175,26 @@ size_t key_words(std::string_view trace, std::array<KeyWord, 24>& out) {
   return n;
 }
 
-size_t split_fields(std::string_view trace, const EventKeys& ev, std::array<Field, 8>& out,
-                    const std::string& file, int line) {
-  std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
+// The key words of a line's fields, listed once for the plugin-layout test and the split.
+struct KeyWords {
+  std::string_view trace;
   std::array<KeyWord, 24> words;
-  const size_t nwords = key_words(trace, words);
-  const bool listed = nwords <= words.size();
+  size_t n;
+  explicit KeyWords(std::string_view t) : trace(t), n(key_words(t, words)) {}
   // The first word k at or after `from`, as find_key finds it.
-  const auto locate = [&](std::string_view k, size_t from) {
-    if (!listed) return find_key(trace, k, from);
-    for (size_t i = 0; i < nwords; ++i)
+  size_t locate(std::string_view k, size_t from) const {
+    if (n > words.size()) return find_key(trace, k, from);
+    for (size_t i = 0; i < n; ++i)
       if (words[i].at >= from && words[i].name == k) return words[i].at;
     return std::string_view::npos;
-  };
+  }
+};
+
+size_t split_fields(const KeyWords& words, const EventKeys& ev, std::array<Field, 8>& out,
+                    const std::string& file, int line) {
+  const std::string_view trace = words.trace;
+  std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
+  const auto locate = [&](std::string_view k, size_t from) { return words.locate(k, from); };
   size_t n = 0, from = 0;
   for (const std::string_view k : ev.keys) {
     const size_t p = locate(k, from);
@@ -317,12 +324,20 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
     bad_field(file, line, "line", "NUL byte at column " + std::to_string(nul + 1));
   // "<comm> <pid>[/<tid>] [<cpu>] <time>: …" (perf) or "<comm>-<pid> [<cpu>] [<flags>] <time>:
   // …" (trace-cmd). The CPU bracket is the anchor; the task name before it may contain anything.
-  size_t open = view.find(" [");
+  // " [" found by its '[' (the task name is padded with blanks: a search for the blank stops at
+  // each of them).
+  const auto bracket_after = [&](size_t from) {
+    for (size_t b = view.find('[', from + 1); b != std::string_view::npos;
+         b = view.find('[', b + 1))
+      if (view[b - 1] == ' ') return b - 1;
+    return std::string_view::npos;
+  };
+  size_t open = bracket_after(0);
   while (open != std::string_view::npos) {
     const size_t close = view.find(']', open);
     if (close != std::string_view::npos && all_digits(view.substr(open + 2, close - open - 2)))
       break;
-    open = view.find(" [", open + 1);
+    open = bracket_after(open + 1);
   }
   if (open == std::string_view::npos) bad_field(file, line, "cpu", "no [CPU] column");
   const size_t close = view.find(']', open);
@@ -348,8 +363,9 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   // "(+delta)" (trace-cmd --ts-diff), "<event>:".
   size_t pos = close + 1;
   const auto next_token = [&]() -> std::string_view {
-    const size_t b = view.find_first_not_of(' ', pos);
-    if (b == std::string_view::npos) return {};
+    size_t b = pos;  // by hand: find_first_not_of is a memchr a character
+    while (b < view.size() && view[b] == ' ') ++b;
+    if (b == view.size()) return {};
     const size_t end = view.find(' ', b);
     pos = end == std::string_view::npos ? view.size() : end;
     return view.substr(b, pos - b);
@@ -372,23 +388,24 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   e.kind = ev->kind;
 
   const std::string_view rest = pos < view.size() ? view.substr(pos) : std::string_view();
+  const KeyWords words(rest);
   const bool is_switch = e.kind == KernelEventKind::Switch;
   const bool wakeup_like = e.kind == KernelEventKind::Wakeup ||
                            e.kind == KernelEventKind::WakeupNew ||
                            e.kind == KernelEventKind::Waking;
-  if (is_switch && find_key(rest, "prev_pid", 0) == std::string_view::npos &&
+  if (is_switch && words.locate("prev_pid", 0) == std::string_view::npos &&
       rest.find(" ==> ") != std::string_view::npos) {
     parse_plugin_switch(e, rest, file, line);
     return e;
   }
-  if (wakeup_like && find_key(rest, "pid", 0) == std::string_view::npos &&
+  if (wakeup_like && words.locate("pid", 0) == std::string_view::npos &&
       rest.find(" [") != std::string_view::npos) {
     parse_plugin_wakeup(e, rest, file, line);
     return e;
   }
 
   std::array<Field, 8> fields;
-  const size_t n = split_fields(rest, *ev, fields, file, line);
+  const size_t n = split_fields(words, *ev, fields, file, line);
   bool has_pid = false, has_prev = false, has_state = false;
   for (size_t i = 0; i < n; ++i) {
     if (fields[i].value.empty()) bad_field(file, line, fields[i].key, "empty");

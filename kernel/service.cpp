@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <unordered_map>
 
 #include "kernel/cfs_rq_track.h"
 #include "kernel/group_weight.h"
@@ -296,6 +297,23 @@ class KernelServiceLayer::Impl {
     return contexts_[static_cast<size_t>(cpu)];
   }
 
+  // A task's state, and the report's row of a task (made on first use): both are std::maps for
+  // their order, whose nodes stay put (no task is erased), so a hash of pointers finds one
+  // without the tree walk.
+  TaskState* find_task(int64_t pid) {
+    const auto cached = state_of_.find(pid);
+    if (cached != state_of_.end()) return cached->second;
+    const auto it = tasks_.find(pid);
+    if (it == tasks_.end()) return nullptr;
+    return state_of_[pid] = &it->second;
+  }
+
+  TaskService& service(int64_t pid) {
+    const auto [it, fresh] = service_of_.try_emplace(pid, nullptr);
+    if (fresh) it->second = &r_.tasks[pid];
+    return *it->second;
+  }
+
   CfsRqTrack& level(int cpu, const std::string& path) {
     auto& slot = levels_[{cpu, path}];
     if (!slot) {
@@ -310,8 +328,8 @@ class KernelServiceLayer::Impl {
   TaskState* task(int64_t pid, const std::string& comm, std::optional<int> prio, int64_t t,
                   int line) {
     if (pid == 0) return nullptr;
-    auto it = tasks_.find(pid);
-    if (it == tasks_.end()) {
+    TaskState* known = find_task(pid);
+    if (!known) {
       if (!prio || !fair_prio(*prio)) return nullptr;
       TaskState s;
       s.prio = *prio;
@@ -327,15 +345,15 @@ class KernelServiceLayer::Impl {
       }
       s.slice = slice_of(pid);
       if (!s.slice.is_exact()) s.unknown |= Reason::MissingSnapshot;
-      it = tasks_.emplace(pid, s).first;
-      TaskService& ts = r_.tasks[pid];
+      known = &tasks_.emplace(pid, s).first->second;
+      TaskService& ts = service(pid);
       ts.pid = pid;
       ts.prio = *prio;
       ts.weight = nice_to_weight(*prio - 120);
       ts.phases.push_back({*prio, ts.weight, t, t});
     }
-    TaskState& s = it->second;
-    TaskService& ts = r_.tasks[pid];
+    TaskState& s = *known;
+    TaskService& ts = service(pid);
     if (!comm.empty() && comm != "<...>") ts.comm = comm;
     if (prio && !fair_prio(*prio)) {  // it left the fair class (sched_setscheduler)
       if (s.where == Where::Runnable || s.where == Where::Running) remove(s, pid, t, line, false);
@@ -575,7 +593,7 @@ class KernelServiceLayer::Impl {
 
   void reprio(TaskState& s, int64_t pid, int prio, int64_t t, int line) {
     s.prio = prio;
-    TaskService& ts = r_.tasks[pid];
+    TaskService& ts = service(pid);
     ts.prio = prio;
     ts.weight = nice_to_weight(prio - 120);
     if (s.on_level) {  // the old phase's fluid figures go to it, before the new one opens
@@ -653,11 +671,11 @@ class KernelServiceLayer::Impl {
     const int64_t dt = t - tl.accounted_to;
     tl.accounted_to = std::max(tl.accounted_to, t);
     if (!tl.known || dt <= 0 || tl.current == 0) return;
-    const auto it = tasks_.find(tl.current);
-    if (it == tasks_.end()) return;
-    TaskState& s = it->second;
+    TaskState* const current = find_task(tl.current);
+    if (!current) return;
+    TaskState& s = *current;
     if (!o_.only_cpu || *o_.only_cpu == c) {
-      TaskService& ts = r_.tasks[tl.current];
+      TaskService& ts = service(tl.current);
       ts.runtime_ns += dt;
       ts.phases.back().runtime_ns += dt;
     }
@@ -675,9 +693,9 @@ class KernelServiceLayer::Impl {
 
   // The chain of a task present on c's cfs_rqs (empty otherwise).
   Chain chain_on(int64_t pid, int c) {
-    const auto it = tasks_.find(pid);
-    if (pid == 0 || it == tasks_.end() || !it->second.on_level || it->second.cpu != c) return {};
-    return chain(pid, it->second, c);
+    const TaskState* s = pid == 0 ? nullptr : find_task(pid);
+    if (!s || !s->on_level || s->cpu != c) return {};
+    return chain(pid, *s, c);
   }
 
   static bool contains(const Chain& ch, const std::pair<std::string, int64_t>& x) {
@@ -785,8 +803,8 @@ class KernelServiceLayer::Impl {
                task(e.prev_pid, e.prev_comm, e.prev_prio, t, e.line)) {
       // As perf sched latency and an independent count do, the time before a CPU's first
       // switch goes to the task it switches away from (runtime only: nothing is measured).
-      r_.tasks[e.prev_pid].runtime_ns += t - r_.first_ns;
-      r_.tasks[e.prev_pid].phases.back().runtime_ns += t - r_.first_ns;
+      service(e.prev_pid).runtime_ns += t - r_.first_ns;
+      service(e.prev_pid).phases.back().runtime_ns += t - r_.first_ns;
     }
     tl.accounted_to = t;
     if (e.prev_pid != 0) recorded_out_.insert(e.prev_pid);
@@ -820,7 +838,7 @@ class KernelServiceLayer::Impl {
           p->where = e.prev_leave == PrevState::Dead ? Where::Gone : Where::Asleep;
           if (p->where == Where::Asleep && judged(c))
             level(c, p->path)
-                .add_sleeper(e.prev_pid, static_cast<double>(r_.tasks[e.prev_pid].weight));
+                .add_sleeper(e.prev_pid, static_cast<double>(service(e.prev_pid).weight));
           break;
       }
       p->last_leave = e.prev_leave;
@@ -845,7 +863,7 @@ class KernelServiceLayer::Impl {
       pick_chain(c, chain_on(e.pid, c), out, t, e.line, std::nullopt);
       n->last_seen = t;
       n->seen = true;
-      ++r_.tasks[e.pid].switches;
+      ++service(e.pid).switches;
     }
     tl.current = e.pid;
     tl.since = t;
@@ -932,7 +950,7 @@ class KernelServiceLayer::Impl {
     if (!tasks_.emplace(e.child_pid, child).second) return;
     if (!child.group_known) outsiders_.insert(e.child_pid);
     members_[child.path].insert(e.child_pid);
-    TaskService& ts = r_.tasks[e.child_pid];
+    TaskService& ts = service(e.child_pid);
     ts.pid = e.child_pid;
     ts.comm = e.child_comm;
     ts.prio = child.prio;
@@ -950,7 +968,7 @@ class KernelServiceLayer::Impl {
       g.ideal_exact = g.ideal_exact && f.exact;
       return;
     }
-    TaskService& t = r_.tasks[id];
+    TaskService& t = service(id);
     t.ideal_exact = t.ideal_exact && f.exact;
     t.phases.back().ideal_exact = t.phases.back().ideal_exact && f.exact;
     t.ideal_ns += f.ideal_ns;
@@ -963,7 +981,7 @@ class KernelServiceLayer::Impl {
 
   void on_wait(int64_t id, const WaitFigure& w) {
     if (id < 0 || !w.known) return;
-    TaskService& t = r_.tasks[id];
+    TaskService& t = service(id);
     const int64_t d = w.to_ns - w.from_ns;
     t.delays.add(d);
     if (w.woken) t.wakeup_delays.add(d);
@@ -986,7 +1004,9 @@ class KernelServiceLayer::Impl {
   // stay put when a higher-numbered CPU is first seen.
   std::deque<Timeline> cpus_;
   std::map<int64_t, TaskState> tasks_;
-  std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
+  std::unordered_map<int64_t, TaskState*> state_of_;      // tasks_ by pid (find_task())
+  std::unordered_map<int64_t, TaskService*> service_of_;  // r_.tasks by pid (service())
+  std::map<std::string, std::set<int64_t>> members_;      // group path → its tasks
   std::set<std::string> known_paths_;
   std::set<int64_t> outsiders_;     // tasks no snapshot or map places in a group
   std::set<int64_t> recorded_out_;  // pids whose switch-out the trace holds at least once

@@ -4,10 +4,6 @@
 
 namespace vlag::kernel {
 
-double lag_deficit(double slice_ns, int64_t tick_ns) {
-  return std::max(2 * slice_ns, slice_ns + static_cast<double>(tick_ns));
-}
-
 Range starvation_bound(const StarvationInputs& in) {
   const double tick = static_cast<double>(in.tick_ns);
   const auto one_end = [&](double w_k, double r_k, double W, double n, double m_hat) {

@@ -12,6 +12,7 @@
 // largest m of the others. Every input is a Range, so the bound is one too.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernel/range.h"
@@ -31,7 +32,9 @@ struct StarvationInputs {
 
 /// m(r) = max(2r, r + TICK): how far below zero a lag can be when an entity becomes runnable
 /// (the placement clamp, or a preemption after its request plus a tick).
-double lag_deficit(double slice_ns, int64_t tick_ns);
+inline double lag_deficit(double slice_ns, int64_t tick_ns) {
+  return std::max(2 * slice_ns, slice_ns + static_cast<double>(tick_ns));
+}
 
 /// B in ns of the cfs_rq's service; hi is infinite when a weight is unbounded.
 Range starvation_bound(const StarvationInputs& in);

@@ -283,15 +283,15 @@ inline constexpr Property kProperties[] = {
     // SPEC.md §10.5: a hierarchy of runqueues, judged on the reference's hierarchy and, across
     // the runqueues of a trace, by `vlag check` (checker/hierarchy_rules.h).
     {.id = ids::kInvGroupQueued, .section = "10.5", .promise = registry::everywhere,
-     .note = "every group entity of a hierarchy (reference/hierarchy.h); on a trace, at the end "
-             "of every instant, not in windows",
+     .note = "every group entity of a hierarchy (reference/hierarchy.h); on a trace, EEVDF's or "
+             "a CFS policy's, at the end of every instant, not in windows",
      .judged = {.reference = true, .checker = CheckerRole::Verdict, .linux64 = true},
      .prove = registry::kGroups, .fixture = "inv-group-queued.jsonl"},
     {.id = ids::kInvGroupShares, .section = "10.5", .kind = PropertyKind::StepInvariant,
      .promise = registry::everywhere,
      .note = "the group entities an operation updated, instantaneous form (10.3); on a trace, "
-             "one CPU's, with S_G the weight of the group entity's `new` or of its last `reweight` that "
-             "names its group (a cpu.weight write)",
+             "EEVDF's or a CFS policy's, one CPU's, with S_G the weight of the group entity's `new` or "
+             "of its last `reweight` that names its group (a cpu.weight write)",
      .judged = {.reference = true, .checker = CheckerRole::Verdict, .linux64 = true},
      .prove = registry::kGroups, .fixture = "inv-group-shares.jsonl"},
     {.id = ids::kThmGroupShare, .section = "10.5", .kind = PropertyKind::Theorem,

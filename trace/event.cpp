@@ -194,7 +194,38 @@ std::optional<Exact> parse_exact(std::string_view text) {
   return x;
 }
 
-// RetainedOptional's assignment keeps the numbers' storage when the new value has none.
-void Event::clear() { *this = Event(); }
+// Each field back to its default, the exact numbers' storage kept (RetainedOptional::reset);
+// without the temporary Event and the moves of assigning a default one. A field added to Event
+// is reset here too.
+void Event::clear() {
+  kind = EventKind::Tick;
+  t = 0;
+  cpu = 0;
+  rq = 0;
+  task.reset();
+  se.reset();
+  delta = weight = slice = 0;
+  preempt = false;
+  to_cpu = 0;
+  name.clear();
+  group.clear();
+  parent.reset();
+  state.weight.reset();
+  state.slice.reset();
+  state.vruntime.reset();
+  state.deadline.reset();
+  state.vlag.reset();
+  state.eligible.reset();
+  state.status.reset();
+  state.running.reset();
+  state.request.reset();
+  state.vprot.reset();
+  V.reset();
+  W.reset();
+  nr_queued.reset();
+  kernel.v0.reset();
+  kernel.sum_w.reset();
+  kernel.sum_wv.reset();
+}
 
 }  // namespace vlag::trace

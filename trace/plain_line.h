@@ -40,11 +40,17 @@ class PlainLine {
  private:
   friend bool split_plain_line(std::string_view line, PlainLine& out);
   void keep_keys();
+  bool known_key(std::string_view line, size_t& i, size_t n) const;
 
-  // The previous plain line's keys, one after the other: key n ends at key_ends_[n + 1] and
-  // starts at key_ends_[n] (0 for the first, as key_ends_[0] only says whether any are kept).
+  // A key of the previous plain line as it stands in a line, `"key":`: its characters in keys_
+  // from `from`, and, when it is at most 16 bytes, those bytes as two words (the first byte
+  // lowest) with the masks of the bytes that count.
+  struct KeyPattern {
+    size_t from = 0, size = 0;
+    std::array<uint64_t, 2> words{}, masks{};
+  };
   std::string keys_;
-  std::array<size_t, kMaxFields + 1> key_ends_{};
+  std::array<KeyPattern, kMaxFields> patterns_{};
   size_t key_count_ = 0;
 };
 

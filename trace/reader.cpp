@@ -7,6 +7,7 @@
 #include "spec/cfs_policy.h"
 #include "spec/weights.h"
 #include "trace/plain_line.h"
+#include "trace/small_exact.h"
 
 namespace vlag::trace {
 namespace {
@@ -210,13 +211,13 @@ class FieldReader {
     // An integer of 64 bits, the most frequent exact number, without asking for its type.
     const bool plain_string = plain_ && plain_->type == PlainValue::Type::String;
     if (plain_ && plain_->small) {
-      into.emplace() = static_cast<long>(*plain_->small);
+      assign_s64(into.emplace(), *plain_->small);
       return;
     }
     if (!plain_string) {
       const std::string_view raw = plain_ ? plain(PlainValue::Type::Integer) : raw_token();
       if (int64_t small = 0; !leading_zero(raw) && parse_s64(raw, small)) {
-        into.emplace() = static_cast<long>(small);
+        assign_s64(into.emplace(), small);
         return;
       }
       if (plain_) bad(Fault::Range, "beyond 64 bits");  // simdjson's path reads it
@@ -676,6 +677,7 @@ void Reader::parse_header() {
     }
   }
   header_.params = make_params(preset, hz, cpus);
+  max_r_ = is_cfs_policy(preset_name) ? kMaxCfsSliceNs : kMaxCustomSliceNs;
   set_base_slice_params(header_.params, kernel_cpus, base_slice_override);
   if (cpu && *cpu >= cpus)
     fail(Fault::Malformed, "cpu",
@@ -767,7 +769,7 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         e.state.weight = fr.integer(kMinWeight, kMaxWeight);
         break;
       case Key::r:
-        e.state.slice = fr.integer(0, kMaxCustomSliceNs);
+        e.state.slice = fr.integer(0, max_r_);
         break;
       case Key::v:
         fr.exact(e.state.vruntime);

@@ -54,6 +54,7 @@ class Reader {
   Header header_;
   int64_t line_ = 0;
   int64_t last_t_ = 0;
+  int64_t max_r_ = 0;  // the largest slice `r` of the header's policy
   static constexpr size_t kReadSize = size_t{1} << 20;
   std::string buffer_ = std::string(kReadSize, '\0');  // the input, read ahead
   size_t begin_ = 0, end_ = 0;                         // its unread part

@@ -27,6 +27,9 @@ constexpr const char* kUnrecordedChange =
     "the cfs_rq held what no record shows (an arrival, a departure or a move between groups)";
 constexpr const char* kUnrecordedTree =
     "the tree's vruntimes were not the kernel's (a change no record shows)";
+constexpr const char* kUnrecordedGroupTree =
+    "the cfs_rq holds group entities and its tree was not the kernel's (a group entity "
+    "reweighted by update_cfs_group(), run, placed or dequeued with no record)";
 constexpr const char* kReplaced =
     "curr was re-placed with no record of it (a dequeue and enqueue of the running task: "
     "sched_setaffinity, a move between groups)";
@@ -136,9 +139,20 @@ Mirror& DecisionReplay::mirror(uint64_t id, int cpu) {
 
 Mirror* DecisionReplay::replayed(const TaskState& t, int cpu) {
   const EntityState* k = own(t);
-  if (!k) return nullptr;
-  Mirror& m = mirror(k->cfs_rq.id, cpu);
-  return m.has_groups ? nullptr : &m;
+  return k ? &mirror(k->cfs_rq.id, cpu) : nullptr;
+}
+
+int32_t DecisionReplay::id_of(const bpf::QueuedEntity& e) {
+  if (!e.is_group && e.pid != 0) return e.pid;
+  const auto [it, added] =
+      group_ids_.emplace(e.id, kGroupIdBase + static_cast<int32_t>(group_ids_.size()));
+  return it->second;
+}
+
+std::string DecisionReplay::name_of(const Mirror& m, int32_t id) {
+  if (id < kGroupIdBase) return std::to_string(id);
+  const auto it = m.members.find(id);
+  return it == m.members.end() ? "a group entity" : it->second.comm;
 }
 
 std::string DecisionReplay::cannot_judge(const Mirror& m, const StateRecord& r, int cpu,
@@ -161,19 +175,20 @@ std::string DecisionReplay::had(const Mirror& m, int32_t pid) const {
   if (m.curr && *m.curr != pid) s += "; curr " + line(m.members.at(*m.curr));
   size_t queued = 0;
   for (const auto& [p, x] : m.members) queued += x.e.status != Status::Sleeping;
-  s += fmt::format("; {} queued, curr {}, protection {}", queued,
-                   m.curr ? std::to_string(*m.curr) : "none", m.prot ? u64(*m.prot) : "unknown");
+  s += fmt::format("; {} queued, curr {}, next buddy {}, protection {}", queued,
+                   m.curr ? std::to_string(*m.curr) : "none",
+                   m.next ? std::to_string(*m.next) : "none", m.prot ? u64(*m.prot) : "unknown");
   return s;
 }
 
 void DecisionReplay::decide(DecisionKind kind, const Mirror& m, const StateRecord& r, size_t index,
-                            const TaskState& t, const std::vector<Field>& fields,
+                            const std::string& who, const std::vector<Field>& fields,
                             std::string what_it_had) {
-  Pending p{kind, m.id, {}};
+  Pending p{kind, m.id, m.has_groups, {}};
   for (const Field& f : fields)
     if (f.kernel != f.model) {
-      p.diff = Difference{kind,         index,  r.time_ns, m.cpu,   m.id,
-                          task_name(t), f.name, f.kernel,  f.model, std::move(what_it_had)};
+      p.diff = Difference{kind, index,  r.time_ns, m.cpu,   m.id,
+                          who,  f.name, f.kernel,  f.model, std::move(what_it_had)};
       break;
     }
   pending_.push_back(std::move(p));
@@ -193,14 +208,14 @@ void DecisionReplay::not_judged(DecisionKind kind, const std::string& why) {
   ++result_.kinds[static_cast<size_t>(kind)].not_judged[why];
 }
 
-// A group entity on a cfs_rq (a level above a task's own in its chain, or in a snapshot) makes
-// it one the replay does not run: the group's weight and vruntime move with no record.
+// The cfs_rqs that hold group entities (a level above a task's own in its chain, or in a
+// snapshot), counted for the report: their group entities' runs and reweights have no record,
+// so each decision there is judged only where the records show the state it was made from.
 void DecisionReplay::note_groups(const StateRecord& r) {
   const auto mark = [&](uint64_t id) {
     Mirror& m = mirror(id, StateModel::rq_of(r));
     if (!m.has_groups) ++result_.cfs_rqs_with_groups;
     m.has_groups = true;
-    m.unsync("it holds group entities");
   };
   for (const auto& t : r.tasks)
     for (size_t level = 1; level < t.chain.size(); ++level)
@@ -268,7 +283,7 @@ void DecisionReplay::feed(const StateRecord& r, size_t index, const StateModel& 
           if (Member* mem = m->member(r.tasks[0].pid); mem && changed_params(*mem, k))
             on_reweight(*m, r, index, r.tasks[0]);
           else if (m->synced && mem)
-            m->take(k, r.tasks[0].comm);
+            m->take(k.pid, k, r.tasks[0].comm);
         }
         break;
     }
@@ -281,9 +296,20 @@ void DecisionReplay::feed(const StateRecord& r, size_t index, const StateModel& 
   }
   // What the record shows is a fact whether or not the replay could judge it: a cfs_rq not in
   // step keeps its members' numbers (a sleeper's saved lag above all) for when it is seeded.
-  for (const auto& t : r.tasks)
-    if (const EntityState* k = own(t); k && r.kind != RecordKind::Migrate)
-      if (Mirror* m = replayed(t, cpu); m && !m->synced) m->take(*k, t.comm);
+  // A group entity's numbers are taken in wherever a record shows them: its runs, reweights and
+  // placements have no record of their own.
+  for (const auto& t : r.tasks) {
+    const EntityState* k = own(t);
+    if (!k || r.kind == RecordKind::Migrate) continue;
+    if (Mirror* m = replayed(t, cpu); m && !m->synced) m->take(k->pid, *k, t.comm);
+    for (size_t level = 1; level < t.chain.size(); ++level) {
+      const EntityState& g = t.chain[level];
+      group_rq_[g.id] = t.chain[level - 1].cfs_rq.id;
+      Mirror& m = mirror(g.cfs_rq.id, cpu);
+      m.take(id_of(g), g, "");
+      if (m.synced) m.take_cfs_rq(g.cfs_rq);
+    }
+  }
   settle(r);
   for (const auto& t : r.tasks)
     if (const EntityState* k = own(t))
@@ -304,29 +330,35 @@ void DecisionReplay::settle(const StateRecord& r) {
   for (const uint64_t id : disturbed_) membership[id] = kUnrecordedChange;
   disturbed_.clear();
   for (const auto& t : r.tasks) {
-    const EntityState* k = own(t);
-    if (!k) continue;
-    const auto it = mirrors_.find(k->cfs_rq.id);
-    if (it == mirrors_.end() || !it->second.synced) continue;
-    Mirror& m = it->second;
-    // With the record's own entities taken in, the tree's count, weights and vruntimes are
-    // the kernel's unless the model started from a state that was not.
-    if (std::string why = m.membership_differs(k->cfs_rq); !why.empty()) {
-      membership[m.id] = kUnrecordedChange;
-      m.unsync(kUnrecordedChange);
-    } else if (std::string keys = m.keys_differ(k->cfs_rq); !keys.empty()) {
-      membership[m.id] = kUnrecordedTree;
-      m.unsync(kUnrecordedTree);
+    if (!own(t)) continue;
+    for (const EntityState& k : t.chain) {
+      const auto it = mirrors_.find(k.cfs_rq.id);
+      if (it == mirrors_.end() || !it->second.synced) continue;
+      Mirror& m = it->second;
+      // With the record's own entities taken in, the tree's count, weights and vruntimes are
+      // the kernel's unless the model started from a state that was not.
+      const char* tree = m.has_groups ? kUnrecordedGroupTree : kUnrecordedTree;
+      if (std::string why = m.membership_differs(k.cfs_rq); !why.empty()) {
+        membership[m.id] = m.has_groups ? tree : kUnrecordedChange;
+        m.unsync(membership[m.id]);
+      } else if (std::string keys = m.keys_differ(k.cfs_rq); !keys.empty()) {
+        membership[m.id] = tree;
+        m.unsync(tree);
+      }
     }
   }
   for (Pending& p : pending_) {
     DecisionTally& tally = result_.kinds[static_cast<size_t>(p.kind)];
+    DecisionTally* group =
+        p.groups && p.kind == DecisionKind::Pick ? &result_.group_picks : nullptr;
     if (p.diff.field.empty()) {
       ++tally.agreed;
+      if (group) ++group->agreed;
     } else if (const auto it = membership.find(p.cfs_rq); it != membership.end()) {
       ++tally.not_judged[it->second];
     } else {
       ++tally.differed;
+      if (group) ++group->differed;
       if (result_.differences.size() < ReplayResult::kMaxDifferences)
         result_.differences.push_back(std::move(p.diff));
     }
@@ -334,15 +366,16 @@ void DecisionReplay::settle(const StateRecord& r) {
   pending_.clear();
 }
 
-void DecisionReplay::seed_at_switch(Mirror& m, const StateRecord& r, size_t index) {
+void DecisionReplay::seed_at_switch(Mirror& m, const StateRecord& r, size_t index, size_t level) {
   const TaskState& next = r.tasks[1];
-  const EntityState& k = next.chain[0];
+  const EntityState& k = next.chain[level];
+  const int32_t id = id_of(k);
   const bpf::QueueSnapshot* q = nullptr;
   for (const auto& s : r.queues)
-    if (s.level == 0 && s.cfs_rq == k.cfs_rq.id) q = &s;
+    if (static_cast<size_t>(s.level) == level && s.cfs_rq == k.cfs_rq.id) q = &s;
   bool complete = q && !q->truncated && r.queues_complete;
   for (size_t i = 0; complete && i < q->entities.size(); ++i)
-    complete = !q->entities[i].is_group && q->entities[i].pid != 0;
+    complete = q->entities[i].is_group || q->entities[i].pid != 0;
   if (!complete && m.synced) return;
   // A replayed cfs_rq whose tree is not the one the model holds after its pick: the pick was
   // made from a state that was not the kernel's.
@@ -350,24 +383,37 @@ void DecisionReplay::seed_at_switch(Mirror& m, const StateRecord& r, size_t inde
     std::set<int32_t> model_tree, kernel_tree;
     for (const auto& [pid, mem] : m.members)
       if (mem.e.status != Status::Sleeping && m.curr != pid) model_tree.insert(pid);
-    for (const auto& e : q->entities) kernel_tree.insert(e.pid);
+    for (const auto& e : q->entities) kernel_tree.insert(id_of(e));
     if (model_tree != kernel_tree) disturbed_.insert(m.id);
   }
   // The tree at the pick and the pick as curr: every queued entity. Sleeping members keep the
   // saved lags their records showed. Without a complete snapshot, the entities the records last
   // showed queued are the tree if they account for the kernel's count, weights and key sum.
   if (complete) {
-    for (auto& [pid, mem] : m.members)
-      if (mem.e.status != Status::Sleeping) mem.e.status = Status::Sleeping, mem.lag_known = false;
+    // A snapshot does not give the tree's order among equal deadlines: an entity the model did
+    // not already hold queued in step takes its place in it unknown.
+    std::set<int32_t> in_step;
+    for (auto& [pid, mem] : m.members) {
+      if (mem.e.status == Status::Sleeping) continue;
+      if (m.synced && mem.order_known) in_step.insert(pid);
+      mem.e.status = Status::Sleeping, mem.lag_known = false;
+    }
     for (const auto& e : q->entities) {
       EntityState s;
       static_cast<bpf::QueuedEntity&>(s) = e;
       s.on_rq = true;
-      m.take(s, "");
+      const int32_t eid = id_of(e);
+      const uint64_t seq = m.members.contains(eid) ? m.members.at(eid).e.seq : 0;
+      Member& mem = m.take(eid, s, "");
+      if (in_step.contains(eid)) {
+        mem.e.seq = seq;
+      } else {
+        mem.order_known = false;
+      }
     }
   }
-  m.take(k, next.comm);
-  m.curr = next.pid;
+  m.take(id, k, level == 0 ? next.comm : "");
+  m.curr = id;
   m.take_cfs_rq(k.cfs_rq);
   m.prot = vprot_ ? std::optional<LinuxTime>(as_time(k.vprot)) : std::nullopt;
   m.curr_clock = r.rq_clock_task;
@@ -401,16 +447,20 @@ void DecisionReplay::on_runtime(const StateRecord& r, size_t index, int cpu) {
   } else {
     std::vector<Field> f{{"v", u64(k.vruntime), u64(mem->e.vruntime)},
                          {"d", u64(k.deadline), u64(mem->e.deadline)}};
-    if (vprot_ && m.prot && k.cfs_rq.nr_queued > 1)
-      f.push_back({"vprot", protection(k.vprot, as_time(k.vruntime)),
-                   protection(m.prot->bits(), mem->e.vruntime)});
+    if (vprot_ && m.prot && k.cfs_rq.nr_queued > 1) {
+      if (m.has_groups)
+        ++result_.group_protections_not_compared;
+      else
+        f.push_back({"vprot", protection(k.vprot, as_time(k.vruntime)),
+                     protection(m.prot->bits(), mem->e.vruntime)});
+    }
     if (differs(f) && replaced(m, t.pid, k))
       not_judged(DecisionKind::Run, kReplaced);
     else
-      decide(DecisionKind::Run, m, r, index, t, f, had(m, t.pid));
+      decide(DecisionKind::Run, m, r, index, task_name(t), f, had(m, t.pid));
   }
   if (!m.synced || m.curr != t.pid) return;
-  m.take(k, t.comm);
+  m.take(k.pid, k, t.comm);
   m.take_cfs_rq(k.cfs_rq);
   if (vprot_) m.prot = as_time(k.vprot);
   ModelRunqueue rq = m.model(params_);
@@ -444,7 +494,7 @@ void DecisionReplay::on_reweight(Mirror& m, const StateRecord& r, size_t index,
     why = "the weight or slice changed at a moment no record shows (set by another task)";
   if (!why.empty()) {
     not_judged(DecisionKind::Reweight, why);
-    if (m.synced) m.take(k, t.comm);
+    if (m.synced) m.take(k.pid, k, t.comm);
     return;
   }
   const std::string before = had(m, t.pid);
@@ -458,17 +508,21 @@ void DecisionReplay::on_reweight(Mirror& m, const StateRecord& r, size_t index,
   m.absorb(rq);
   m.curr = t.pid;  // set_next_task: it runs on, its protection armed anew
   m.prot.reset();
-  decide(DecisionKind::Reweight, m, r, index, t,
+  decide(DecisionKind::Reweight, m, r, index, task_name(t),
          {{"v", u64(k.vruntime), u64(mem.e.vruntime)}, {"d", u64(k.deadline), u64(mem.e.deadline)}},
          before);
-  m.take(k, t.comm);
+  m.take(k.pid, k, t.comm);
 }
 
 void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
   const TaskState& prev = r.tasks[0];
   const TaskState& next = r.tasks[1];
+  // pick_task_fair() picks at every level of next's chain, from the root down; each cfs_rq's
+  // curr while it picks is prev's entity there, if prev has one.
+  std::set<uint64_t> picked;
+  if (own(next))
+    for (const auto& k : next.chain) picked.insert(k.cfs_rq.id);
   Mirror* mp = replayed(prev, cpu);
-  Mirror* mn = replayed(next, cpu);
   // Prev: it slept (dequeued, or delayed), or was preempted and goes back into the tree.
   if (mp && mp->synced) {
     Mirror& m = *mp;
@@ -516,23 +570,38 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
             }
           }
         } else if (vprot_ && m.prot && k.cfs_rq.nr_queued > 1) {
-          f.push_back({"vprot", protection(k.vprot, as_time(k.vruntime)),
-                       protection(m.prot->bits(), mem->e.vruntime)});
+          if (m.has_groups)
+            ++result_.group_protections_not_compared;
+          else
+            f.push_back({"vprot", protection(k.vprot, as_time(k.vruntime)),
+                         protection(m.prot->bits(), mem->e.vruntime)});
         }
         if (!left && differs(f) && replaced(m, prev.pid, k))
           not_judged(kind, kReplaced);
         else if (!f.empty())
-          decide(kind, m, r, index, prev, f, before);
+          decide(kind, m, r, index, task_name(prev), f, before);
       }
-      m.take(k, prev.comm);
+      m.take(k.pid, k, prev.comm);
+      // The record's next buddy is the one after this switch's pick; a pick still to be judged
+      // on this cfs_rq chooses with the one before.
+      const std::optional<int32_t> buddy = m.next;
       m.take_cfs_rq(k.cfs_rq);
+      if (picked.contains(m.id)) m.next = buddy;
       if (!left) {
         if (vprot_) m.prot = as_time(k.vprot);
         m.curr_clock = r.rq_clock_task;  // pick_task_fair() charged it up to now
         m.clock_record = index;
       }
-      if (mp != mn) {
-        m.curr.reset();  // its group is switched out: put_prev_entity at this level
+      if (!picked.contains(m.id)) {
+        // Its group is switched out: put_prev_entity() at this level puts a preempted prev back
+        // into the tree as its newest entity, which loses ties in deadline to those already
+        // there (the rbtree inserts an equal key to the right).
+        if (!left && m.curr == prev.pid) {
+          ModelRunqueue rq = m.model(params_);
+          rq.put_prev(prev.pid);
+          m.absorb(rq);
+        }
+        m.curr.reset();
         m.prot.reset();
         m.curr_clock.reset();
       } else if (left) {
@@ -540,44 +609,183 @@ void DecisionReplay::on_switch(const StateRecord& r, size_t index, int cpu) {
         m.prot.reset();
       }
     }
-  } else if (mp && mp != mn) {
+  } else if (mp && !picked.contains(mp->id)) {
     mp->curr.reset();
   }
-  // The pick at next's own cfs_rq.
-  if (!mn) return;
-  Mirror& m = *mn;
-  const EntityState& k = *own(next);
-  if (m.synced && m.curr && m.curr != prev.pid) {
-    m.unsync("the cfs_rq's curr is not the task that switched out");
+  put_prev_groups(r, index, cpu, picked);
+  if (!own(next)) return;
+  for (size_t level = next.chain.size(); level-- > 0;) pick_at(r, index, cpu, level);
+}
+
+// Prev's group entities, each as the record shows it after the pick's update_curr() (a group
+// entity's runs have no record of their own): one that left with its group's last task is off
+// the queue or delayed; one on a cfs_rq where the switch picked is curr for that pick; one on a
+// cfs_rq below where next's chain joins prev's is put back into its tree.
+void DecisionReplay::put_prev_groups(const StateRecord& r, size_t index, int cpu,
+                                     const std::set<uint64_t>& picked) {
+  const TaskState& prev = r.tasks[0];
+  if (!own(prev)) return;
+  for (size_t j = 1; j < prev.chain.size(); ++j) {
+    const EntityState& k = prev.chain[j];
+    Mirror& m = mirror(k.cfs_rq.id, cpu);
+    const int32_t id = id_of(k);
+    if (!m.synced) continue;
+    if (m.curr != id) {
+      m.unsync("the cfs_rq's curr is not the group entity the records put in");
+      continue;
+    }
+    const LinuxTime v_before = m.members.contains(id) ? m.members.at(id).e.vruntime : LinuxTime(0);
+    // Its protection before this switch: a reweight on the way (update_cfs_group() as a task of
+    // its group slept) writes a lag into the word vprot shares after its update_curr().
+    const uint64_t vprot = m.prot ? m.prot->bits() : k.vprot;
+    m.take(id, k, "");
+    // The update_curr() at this level ran it on: once its protection is over it asks for a new
+    // pick and clears the buddies it is (clear_buddies(), Linux 6.17+ update_curr()), a next
+    // buddy set on it when a task of its group slept.
+    if (m.next == id && k.vruntime != v_before.bits() && k.cfs_rq.nr_queued > 1 &&
+        static_cast<int64_t>(vprot - k.vruntime) <= 0)
+      m.next.reset();
+    if (!k.on_rq || k.sched_delayed) {
+      m.curr.reset();
+      m.prot.reset();
+      m.curr_clock.reset();
+      continue;
+    }
+    if (vprot_) m.prot = as_time(k.vprot);
+    m.curr_clock = r.rq_clock_task;
+    m.clock_record = index;
+    if (picked.contains(m.id)) continue;
+    ModelRunqueue rq = m.model(params_);
+    rq.put_prev(id);
+    m.absorb(rq);
   }
-  const Member* mem = m.member(next.pid);
+}
+
+Mirror* DecisionReplay::group_below(const Mirror& m, int32_t group) {
+  const auto member = m.members.find(group);
+  if (member == m.members.end()) return nullptr;
+  const auto below = group_rq_.find(member->second.se);
+  if (below == group_rq_.end()) return nullptr;
+  const auto it = mirrors_.find(below->second);
+  return it == mirrors_.end() ? nullptr : &it->second;
+}
+
+bool DecisionReplay::only_delayed(const Mirror& m) {
+  bool any = false;
+  for (const auto& [pid, x] : m.members) {
+    if (x.e.status == Status::Queued) return false;
+    any = any || x.e.status == Status::Delayed;
+  }
+  return any;
+}
+
+// On a cfs_rq holding group entities, whether the model holds the state the pick chose from:
+// the pick and every entity of the level's queue snapshot as the record shows them (a group
+// entity's weight and vruntime change with no record, and the sums after the pick do not show
+// the one it made curr).
+bool DecisionReplay::state_at_pick_known(const Mirror& m, const StateRecord& r, size_t level) {
+  const auto same = [&](const bpf::QueuedEntity& e) {
+    const auto it = m.members.find(id_of(e));
+    if (it == m.members.end() || it->second.e.status == Status::Sleeping) return false;
+    const ModelEntity& x = it->second.e;
+    return x.vruntime.bits() == e.vruntime && x.deadline.bits() == e.deadline &&
+           x.weight == static_cast<int64_t>(scale_down(e.weight)) &&
+           x.slice == static_cast<int64_t>(e.slice);
+  };
+  if (!same(r.tasks[1].chain[level])) return false;
+  for (const auto& q : r.queues)
+    if (static_cast<size_t>(q.level) == level && q.cfs_rq == m.id)
+      for (const auto& e : q.entities)
+        if (!same(e)) return false;
+  return true;
+}
+
+// The pick at next's entity of one level: the model's pick_next_entity() from what it holds,
+// curr's numbers those the record shows.
+void DecisionReplay::pick_at(const StateRecord& r, size_t index, int cpu, size_t level) {
+  const TaskState& prev = r.tasks[0];
+  const TaskState& next = r.tasks[1];
+  const EntityState& k = next.chain[level];
+  const int32_t id = id_of(k);
+  Mirror& m = mirror(k.cfs_rq.id, cpu);
+  const EntityState* pk = nullptr;
+  if (own(prev))
+    for (const auto& e : prev.chain)
+      if (e.cfs_rq.id == m.id) pk = &e;
+  const std::optional<int32_t> was_curr =
+      pk && pk->on_rq && !pk->sched_delayed ? std::optional<int32_t>(id_of(*pk)) : std::nullopt;
+  if (m.synced && m.curr && m.curr != was_curr)
+    m.unsync("the cfs_rq's curr is not the entity that switched out");
+  const Member* mem = m.member(id);
   std::string why = cannot_judge(m, r, cpu, true);
   if (why.empty() && (!mem || mem->e.status == Status::Sleeping))
-    why = "the pick is a task the model does not have queued (arrived without a record)";
+    why = "the pick is an entity the model does not have queued (arrived without a record)";
+  if (why.empty() && m.has_groups && !state_at_pick_known(m, r, level)) why = kUnrecordedGroupTree;
+  const std::string who =
+      level == 0 ? task_name(next) : fmt::format("{}'s group entity {:#x}", task_name(next), k.id);
   if (!why.empty()) {
     not_judged(DecisionKind::Pick, why);
   } else {
-    const std::string before = had(m, next.pid);
+    const std::string before = had(m, id);
     ModelRunqueue rq = m.model(params_);
-    const std::optional<EntityId> picked = rq.pick_next_entity();
+    std::optional<EntityId> picked = rq.pick_next_entity();
+    // pick_task_fair(): a group entity whose cfs_rq holds only delayed entities is picked, the
+    // pick below completes their dequeues, the group entity leaves (it was eligible: fully
+    // dequeued) and the pick starts again from the root.
+    while (picked && *picked != id && *picked >= kGroupIdBase) {
+      Mirror* below = group_below(m, static_cast<int32_t>(*picked));
+      if (!below || !below->synced) {
+        why =
+            "the model's pick is a group entity whose cfs_rq the replay does not know (its "
+            "pick may complete delayed dequeues and send the pick back to the root)";
+        break;
+      }
+      if (!only_delayed(*below)) break;
+      for (auto& [pid, x] : below->members)
+        if (x.e.status == Status::Delayed) x.e.status = Status::Sleeping, x.lag_known = false;
+      below->curr.reset();
+      below->next.reset();
+      rq = m.model(params_);
+      rq.dequeue_entity(*picked, true);
+      picked = rq.pick_next_entity();
+    }
     m.absorb(rq);
     std::vector<Field> f{
-        {"pick", std::to_string(next.pid), picked ? std::to_string(*picked) : std::string("none")}};
-    if (picked && *picked == next.pid && vprot_ && m.prot)
-      f.push_back({"vprot", protection(k.vprot, as_time(k.vruntime)),
-                   protection(m.prot->bits(), as_time(k.vruntime))});
-    decide(DecisionKind::Pick, m, r, index, next, f, before);
+        {"pick", name_of(m, id), picked ? name_of(m, static_cast<int32_t>(*picked)) : "none"}};
+    if (picked && *picked == id && vprot_ && m.prot) {
+      if (m.has_groups)
+        ++result_.group_protections_not_compared;
+      else
+        f.push_back({"vprot", protection(k.vprot, as_time(k.vruntime)),
+                     protection(m.prot->bits(), as_time(k.vruntime))});
+    }
+    // Equal deadlines: the kernel's tree takes the one inserted first, which a seeding from a
+    // snapshot does not show.
+    const auto tied = [&](int32_t a, int32_t b) {
+      const auto x = m.members.find(a), y = m.members.find(b);
+      return x != m.members.end() && y != m.members.end() &&
+             x->second.e.deadline == y->second.e.deadline &&
+             (!x->second.order_known || !y->second.order_known);
+    };
+    if (why.empty() && picked && *picked != id && tied(id, static_cast<int32_t>(*picked)))
+      why =
+          "tied in deadline with an entity whose place among equal deadlines in the tree no "
+          "record shows (seeded from a queue snapshot)";
+    if (why.empty())
+      decide(DecisionKind::Pick, m, r, index, who, f, before);
+    else
+      not_judged(DecisionKind::Pick, why);
   }
   // Take in the record: the pick as curr, the tree from a complete snapshot.
   if (m.synced) {
-    m.take(k, next.comm);
-    m.curr = next.pid;
+    m.take(id, k, level == 0 ? next.comm : "");
+    m.curr = id;
     m.take_cfs_rq(k.cfs_rq);
     m.prot = vprot_ ? std::optional<LinuxTime>(as_time(k.vprot)) : std::nullopt;
     m.curr_clock = r.rq_clock_task;
     m.clock_record = index;
   }
-  seed_at_switch(m, r, index);
+  seed_at_switch(m, r, index, level);
 }
 
 void DecisionReplay::on_wakeup(const StateRecord& r, size_t index, int cpu) {
@@ -588,8 +796,17 @@ void DecisionReplay::on_wakeup(const StateRecord& r, size_t index, int cpu) {
   const EntityState& k = *own(t);
   if (k.cfs_rq.curr == k.id) return;  // woken while running: nothing placed
   Member* mem = m.member(t.pid);
+  if (mem && mem->e.status == Status::Delayed && t.waking && !t.waking->entity.on_rq) {
+    // Off the queue at sched_waking though the model holds it delayed: its dequeue completed
+    // with no record (a pick of its cfs_rq, where it was alone, that no switch shows), with a
+    // lag DELAY_ZERO truncated at a V no record gives. The wakeup places it afresh.
+    mem->e.status = Status::Sleeping;
+    mem->e.on_tree = false;
+    mem->lag_known = false;
+    if (m.next == t.pid) m.next.reset();
+  }
   if (mem && mem->e.status == Status::Queued) {  // woken while still queued
-    if (m.synced) m.take(k, t.comm);
+    if (m.synced) m.take(k.pid, k, t.comm);
     return;
   }
   std::optional<Member> arriving;
@@ -622,7 +839,7 @@ void DecisionReplay::on_wakeup(const StateRecord& r, size_t index, int cpu) {
   if (!why.empty()) {
     not_judged(DecisionKind::Placement, why);
     if (m.synced) {
-      m.take(k, t.comm);
+      m.take(k.pid, k, t.comm);
       m.take_cfs_rq(k.cfs_rq);
       m.prot.reset();  // wakeup_preempt() may have changed curr's protection
     }
@@ -670,8 +887,8 @@ void DecisionReplay::on_wakeup(const StateRecord& r, size_t index, int cpu) {
   if (lag_known) f.push_back({"vlag", std::to_string(k.vlag), s64(saved)});
   f.push_back({"v", u64(k.vruntime), u64(mem->e.vruntime)});
   f.push_back({"d", u64(k.deadline), u64(mem->e.deadline)});
-  decide(DecisionKind::Placement, m, r, index, t, f, before);
-  m.take(k, t.comm);
+  decide(DecisionKind::Placement, m, r, index, task_name(t), f, before);
+  m.take(k.pid, k, t.comm);
   m.take_cfs_rq(k.cfs_rq);
 }
 
@@ -682,7 +899,7 @@ void DecisionReplay::on_migrate(const StateRecord& r, size_t index, int cpu) {
   Mirror* mp = replayed(t, cpu);
   Member moving;
   Mirror scratch;
-  moving = scratch.take(*k, t.comm);  // the record shows it as the old CPU left it
+  moving = scratch.take(k->pid, *k, t.comm);  // the record shows it as the old CPU left it
   if (mp) {
     Mirror& m = *mp;
     if (Member* mem = m.member(t.pid); mem && mem->e.status != Status::Sleeping && m.synced) {
@@ -697,7 +914,7 @@ void DecisionReplay::on_migrate(const StateRecord& r, size_t index, int cpu) {
         rq.dequeue_entity(t.pid, false);
         m.absorb(rq);
         decide(
-            DecisionKind::Dequeue, m, r, index, t,
+            DecisionKind::Dequeue, m, r, index, task_name(t),
             {{"vlag", std::to_string(k->vlag), s64(mem->e.vlag)},
              {"rel_deadline", k->rel_deadline ? "yes" : "no", mem->e.rel_deadline ? "yes" : "no"},
              {"d", u64(k->deadline), u64(mem->e.deadline)}},

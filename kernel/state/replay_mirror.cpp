@@ -42,20 +42,37 @@ ModelRunqueue Mirror::model(const Params& params) const {
 }
 
 void Mirror::absorb(const ModelRunqueue& rq) {
+  // The model was seeded with the tree stamped 1..n in its order; a seq above n is an insertion
+  // one of its operations made, in the order the kernel makes it.
+  uint64_t seeded = 0;
+  for (const auto& [pid, m] : members) seeded += m.e.status != Status::Sleeping && curr != pid;
   for (const ModelEntity& e : rq.entities())
-    if (Member* m = member(static_cast<int32_t>(e.id))) m->e = e;
+    if (Member* m = member(static_cast<int32_t>(e.id))) {
+      m->e = e;
+      if (e.seq > seeded) m->order_known = true;
+    }
   curr = rq.curr() ? std::optional<int32_t>(static_cast<int32_t>(*rq.curr())) : std::nullopt;
   next = rq.next_buddy() ? std::optional<int32_t>(static_cast<int32_t>(*rq.next_buddy()))
                          : std::nullopt;
   prot = rq.protection();
 }
 
-Member& Mirror::take(const bpf::EntityState& k, const std::string& comm) {
-  Member& m = members[k.pid];
+Member& Mirror::take(int32_t id, const bpf::QueuedEntity& k, const std::string& comm) {
+  Member& m = members[id];
   m.se = k.id;
   if (!comm.empty()) m.comm = comm;
+  if (m.comm.empty() && k.is_group) m.comm = fmt::format("group {:#x}", k.id);
   ModelEntity& e = m.e;
-  e.id = k.pid;
+  // Joining the tree at this record: the newest of equal deadlines (records come in the order
+  // the kernel enqueued them).
+  const bool joins = (e.id != id || e.status == Status::Sleeping) && k.on_rq;
+  if (joins) {
+    uint64_t newest = 0;
+    for (const auto& [other, x] : members) newest = std::max(newest, x.e.seq);
+    e.seq = newest + 1;
+    m.order_known = true;
+  }
+  e.id = id;
   e.weight = static_cast<int64_t>(scale_down(k.weight));
   e.slice = static_cast<int64_t>(k.slice);
   e.custom_slice = k.custom_slice;

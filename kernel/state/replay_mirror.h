@@ -25,10 +25,13 @@ using ModelEntity = ModelRunqueue::Entity;
 inline LinuxTime as_time(uint64_t bits) { return LinuxTime(static_cast<int64_t>(bits)); }
 
 struct Member {
-  ModelEntity e;  // id = the task's pid
+  ModelEntity e;  // id = the task's pid, or the replay's id for a group entity
   uint64_t se = 0;
   std::string comm;
   bool lag_known = true;  // e.vlag is the lag its dequeue saved (recorded or replayed)
+  // e.seq orders it among entities of equal deadline as the kernel's tree does (it joined the
+  // tree at a record or a model operation, not at a seeding from a snapshot)
+  bool order_known = true;
 };
 
 /// The last run delta the replay applied to curr, and curr before it.
@@ -42,7 +45,7 @@ struct LastDelta {
 struct Mirror {
   uint64_t id = 0;  // the cfs_rq's address
   int cpu = -1;
-  bool has_groups = false;  // a group entity was seen on it: not replayed
+  bool has_groups = false;  // a group entity was seen on it
   bool synced = false;      // every queued entity, curr and their numbers are known
   bool ever_synced = false;
   std::string why =
@@ -64,9 +67,10 @@ struct Mirror {
   ModelRunqueue model(const Params& params) const;
   /// Takes the model's state back after its operations.
   void absorb(const ModelRunqueue& rq);
-  /// Takes in a task entity as a record shows it: its weight, slice, vruntime, deadline and
-  /// status, and the saved lag of one not queued (a queued entity's vlag word is its vprot).
-  Member& take(const bpf::EntityState& k, const std::string& comm);
+  /// Takes in an entity (a task's, or a group's under the replay's id for it) as a record shows
+  /// it: its weight, slice, vruntime, deadline and status, and the saved lag of one not queued
+  /// (a queued entity's vlag word is its vprot).
+  Member& take(int32_t id, const bpf::QueuedEntity& k, const std::string& comm);
   /// The record's cfs_rq numbers: the reference point, the next buddy (when it is a member).
   void take_cfs_rq(const bpf::CfsRqState& q);
   /// Whether who is queued, with which weights, is what the kernel's counts and sums say; then

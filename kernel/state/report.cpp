@@ -50,9 +50,11 @@ std::string replay_text(const StateReport& report) {
   const ReplayResult& r = report.replay;
   std::string out = fmt::format(
       "\nreplay through the model ({}, Linux integer arithmetic), decision by decision: {} "
-      "cfs_rq{} replayed (seeded {} time{}), {} not (holding group entities)\n",
+      "cfs_rq{} replayed (seeded {} time{}), {} of those seen holding group entities (picks "
+      "there: {} compared, {} agreed; protection not compared there: {})\n",
       r.preset, r.cfs_rqs_replayed, r.cfs_rqs_replayed == 1 ? "" : "s", r.seeds,
-      r.seeds == 1 ? "" : "s", r.cfs_rqs_with_groups);
+      r.seeds == 1 ? "" : "s", r.cfs_rqs_with_groups, r.group_picks.compared(),
+      r.group_picks.agreed, r.group_protections_not_compared);
   out += fmt::format(" {:<16} {:>9} {:>9} {:>9} {:>11}\n", "decision", "compared", "agreed",
                      "differed", "not judged");
   for (size_t k = 0; k < kDecisionKinds; ++k) {
@@ -105,6 +107,9 @@ json::Object replay_json(const StateReport& report) {
       .str("preset", r.preset)
       .num("cfs_rqs_replayed", static_cast<int64_t>(r.cfs_rqs_replayed))
       .num("cfs_rqs_with_groups", static_cast<int64_t>(r.cfs_rqs_with_groups))
+      .num("group_picks_compared", static_cast<int64_t>(r.group_picks.compared()))
+      .num("group_picks_agreed", static_cast<int64_t>(r.group_picks.agreed))
+      .num("group_protections_not_compared", static_cast<int64_t>(r.group_protections_not_compared))
       .num("seeds", static_cast<int64_t>(r.seeds))
       .num("compared", static_cast<int64_t>(r.compared()))
       .num("agreed", static_cast<int64_t>(r.agreed()))

@@ -2,12 +2,13 @@
 // tests/fixtures/ moved into a group runqueue — each runqueue's tasks under a group entity of
 // its CPU's root, the group runqueue declared and the entity woken and picked with its first
 // task — is caught with its ID on that group runqueue, confirmed by Z3, while INV-GROUP-QUEUED
-// and INV-GROUP-SHARES hold on the same trace; and a clean `vlag sim --cgroup` run passes with
-// both group IDs judged, its mutations caught, its multi-CPU run judged where it can be and
-// noted where it cannot.
+// and INV-GROUP-SHARES hold on the same trace; and a clean `vlag sim --cgroup` run, under the
+// EEVDF and both CFS policies, passes with both group IDs judged, its mutations caught, its
+// multi-CPU run judged where it can be and noted where it cannot.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -15,9 +16,11 @@
 
 #include "checker/run.h"
 #include "sim/cgroups.h"
+#include "sim/policy.h"
 #include "sim/scenario.h"
 #include "spec/error.h"
 #include "spec/properties.h"
+#include "spec/weights.h"
 #include "tests/support/machine_helpers.h"
 #include "tests/support/planted_faults.h"
 #include "tests/support/temp_dir.h"
@@ -250,9 +253,10 @@ TEST(GroupFixtures, ACpuWeightWriteGivesTheSharesFromThenOn) {
 // ---------------------------------------------------------------------------------------------
 // `vlag sim --cgroup a:weight=100 --cgroup b:weight=100`: one hog in /a, three in /b.
 
-sim::ScenarioConfig one_against_three(int cpus, const std::string& dir) {
+sim::ScenarioConfig one_against_three(sim::Policy policy, int cpus, const std::string& dir) {
   sim::ScenarioConfig c;
   c.machine = testing::test_machine(cpus, sim::Placement::Prev, dir);
+  c.machine.policy = policy;
   c.workload = "hogs";
   c.tasks = 4 * cpus;
   c.limit_ns = 1'000'000'000;
@@ -261,9 +265,13 @@ sim::ScenarioConfig one_against_three(int cpus, const std::string& dir) {
   return c;
 }
 
-TEST(GroupSim, ACleanRunPassesWithEveryGroupIdJudged) {
+// Every policy puts group entities on their parents' runqueues and weighs them by the shares
+// rule: EEVDF as SPEC.md §10, the CFS ones as v6.5 (§8.6), so the group IDs judge all three.
+class GroupSim : public ::testing::TestWithParam<sim::Policy> {};
+
+TEST_P(GroupSim, ACleanRunPassesWithEveryGroupIdJudged) {
   testing::TempDir dir;
-  sim::run_scenario(one_against_three(1, dir.path()));
+  sim::run_scenario(one_against_three(GetParam(), 1, dir.path()));
   const Report r = check({file_source(dir.path() + "/cpu0.jsonl")}, {});
   EXPECT_EQ(r.problem_count, 0);
   EXPECT_EQ(r.violation_count, 0) << (r.violations.empty() ? "" : r.violations[0].detail);
@@ -279,9 +287,9 @@ TEST(GroupSim, ACleanRunPassesWithEveryGroupIdJudged) {
 
 // The clean run broken twice: /b's entity created with twice its shares, and /a's entity left
 // queued once its runqueue is emptied (its one hog dequeued, planted at the end).
-TEST(GroupSim, ItsMutationsAreCaughtOnTheirGroupRunqueue) {
+TEST_P(GroupSim, ItsMutationsAreCaughtOnTheirGroupRunqueue) {
   testing::TempDir dir;
-  sim::run_scenario(one_against_three(1, dir.path()));
+  sim::run_scenario(one_against_three(GetParam(), 1, dir.path()));
   const std::string clean = slurp(dir.path() + "/cpu0.jsonl");
   const auto declared = [&](const std::string& group, std::smatch& m) {
     return std::regex_search(
@@ -321,9 +329,9 @@ TEST(GroupSim, ItsMutationsAreCaughtOnTheirGroupRunqueue) {
 
 // Two CPUs: each CPU's trace has its INV-GROUP-QUEUED judged; the shares need the other CPU's
 // loads, and a note says why they are not judged.
-TEST(GroupSim, OnTwoCpusSharesAreNotedNotJudged) {
+TEST_P(GroupSim, OnTwoCpusSharesAreNotedNotJudged) {
   testing::TempDir dir;
-  sim::run_scenario(one_against_three(2, dir.path()));
+  sim::run_scenario(one_against_three(GetParam(), 2, dir.path()));
   const Report r = check(trace_sources(dir.path()), {});
   EXPECT_EQ(r.problem_count, 0);
   EXPECT_EQ(r.violation_count, 0) << (r.violations.empty() ? "" : r.violations[0].detail);
@@ -332,6 +340,46 @@ TEST(GroupSim, OnTwoCpusSharesAreNotedNotJudged) {
   EXPECT_TRUE(has_note(r, "INV-GROUP-SHARES not judged at")) << testing::join_lines(r.notes);
   EXPECT_TRUE(has_note(r, "2 CPUs: the shares rule reads the other CPUs' loads"))
       << testing::join_lines(r.notes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, GroupSim,
+                         ::testing::Values(sim::Policy::Eevdf, sim::Policy::Cfs,
+                                           sim::Policy::CfsLatencyNice),
+                         [](const auto& info) {
+                           std::string name(sim::policy_name(info.param));
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+// A CFS group entity's slice is its share of the whole hierarchy's sched_period, which grows with
+// the tasks: alone at the root, hackbench's 320 tasks in one cgroup give it 240 ms and more, past
+// the 100 ms of an EEVDF slice. The trace the simulator writes is read back and passes, with both
+// group IDs judged at every instant (the reader once rejected its `r` as out of range).
+TEST(GroupSimCfs, AGroupEntitysLongSliceIsReadAndItsTracePasses) {
+  testing::TempDir dir;
+  sim::ScenarioConfig c;
+  c.machine = testing::test_machine(1, sim::Placement::Prev, dir.path());
+  c.machine.policy = sim::Policy::Cfs;
+  c.workload = "hackbench";
+  c.limit_ns = 50'000'000;
+  c.machine.cgroups = {sim::parse_cgroup_spec("hb:weight=100,workload=hackbench")};
+  sim::run_scenario(c);
+  const std::string text = slurp(dir.path() + "/cpu0.jsonl");
+  int64_t max_r = 0;
+  const std::regex slice(R"("r":([0-9]+))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), slice);
+       it != std::sregex_iterator(); ++it)
+    max_r = std::max<int64_t>(max_r, std::stoll((*it)[1].str()));
+  ASSERT_GT(max_r, kMaxCustomSliceNs);
+  const Report r = check({file_source(dir.path() + "/cpu0.jsonl")}, {});
+  EXPECT_EQ(r.problem_count, 0);
+  EXPECT_EQ(r.violation_count, 0) << (r.violations.empty() ? "" : r.violations[0].detail);
+  for (const char* id : {ids::kInvGroupQueued, ids::kInvGroupShares}) {
+    ASSERT_TRUE(r.stats.count(id)) << id;
+    EXPECT_GT(r.stats.at(id).checked, 1000) << id;
+    EXPECT_EQ(r.stats.at(id).held(), r.stats.at(id).checked) << id;
+  }
 }
 
 }  // namespace

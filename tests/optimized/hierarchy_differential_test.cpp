@@ -46,7 +46,10 @@ RC_GTEST_PROP(HierarchyDifferentialProperties, OptimizedMatchesLinuxReferenceAtE
   }
   const auto ops = *rc::gen::container<std::vector<std::pair<Op, int>>>(
       rc::gen::pair(testing::gen_op(ntasks), rc::gen::inRange(0, 100)));
-  for (const auto& [o, extra] : ops) {
+  // Named members, not a structured binding: clang before 16 cannot capture bindings in a lambda.
+  for (const auto& op_and_extra : ops) {
+    const Op& o = op_and_extra.first;
+    const int extra = op_and_extra.second;
     const auto step = [&](auto& h) -> std::string {
       try {
         if (o.kind == OpKind::Detach)

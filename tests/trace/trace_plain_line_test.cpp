@@ -2,7 +2,9 @@
 // other line read by simdjson. The same line read either way gives the same event, or the same
 // fault; the split takes exactly the plain shape.
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -87,6 +89,100 @@ TEST(PlainLine, SaysWhenTheKeysAreThePreviousLinesInOrder) {
   ASSERT_TRUE(split_plain_line(R"({"ev":"yield","tt":22})", p));  // a longer key
   EXPECT_FALSE(p.same_keys);
   EXPECT_EQ(p.fields[1].key, "tt");
+}
+
+// The split reads eight bytes at a time where a line has them, byte by byte near its end: any
+// value of any length at any place reads as written, a line with the previous line's keys too,
+// and a character a plain string cannot hold at any place makes the line not plain.
+struct GeneratedField {
+  std::string key, text;  // the value as written
+  Type type = Type::Integer;
+};
+
+std::string line_of(const std::vector<GeneratedField>& fields) {
+  std::string line = "{";
+  for (const GeneratedField& f : fields) {
+    if (line.size() > 1) line += ',';
+    line += '"' + f.key + "\":" + (f.type == Type::String ? '"' + f.text + '"' : f.text);
+  }
+  return line + "}";
+}
+
+GeneratedField gen_field() {
+  GeneratedField f;
+  const auto plain_text = [](int lo, int hi) {
+    return *rc::gen::container<std::string>(
+        static_cast<size_t>(*rc::gen::inRange(lo, hi)),
+        rc::gen::map(rc::gen::inRange(0x20, 0x7f),
+                     [](int c) { return c == '"' || c == '\\' ? 'x' : static_cast<char>(c); }));
+  };
+  f.key = plain_text(1, 20);
+  const int kind = *rc::gen::inRange(0, 6);
+  if (kind <= 2) {
+    const int digits = *rc::gen::inRange(1, 24);
+    f.text = *rc::gen::element<std::string>("", "-");
+    f.text += static_cast<char>('1' + *rc::gen::inRange(0, 9));
+    for (int i = 1; i < digits; ++i) f.text += static_cast<char>('0' + *rc::gen::inRange(0, 10));
+    if (kind == 2) f.text = *rc::gen::element<std::string>("0", "-0");
+  } else if (kind == 3) {
+    f.type = Type::String;
+    f.text = plain_text(0, 30);
+  } else {
+    f.type = *rc::gen::element(Type::True, Type::False, Type::Null);
+    f.text = f.type == Type::True ? "true" : f.type == Type::False ? "false" : "null";
+  }
+  return f;
+}
+
+void expect_fields(const PlainLine& p, const std::vector<GeneratedField>& fields) {
+  RC_ASSERT(p.size == fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const PlainField& got = p.fields[i];
+    RC_ASSERT(got.key == fields[i].key);
+    RC_ASSERT(got.value.type == fields[i].type);
+    if (fields[i].type == Type::Integer || fields[i].type == Type::String)
+      RC_ASSERT(got.value.text == fields[i].text);
+    if (fields[i].type != Type::Integer) continue;
+    const std::string& t = fields[i].text;
+    const size_t digits = t.size() - (t[0] == '-');
+    int64_t x = 0;
+    std::from_chars(t.data(), t.data() + t.size(), x);
+    RC_ASSERT(got.value.small == (digits <= 18 ? std::optional<int64_t>(x) : std::nullopt));
+  }
+}
+
+RC_GTEST_PROP(PlainLineProperties, SplitsAnyPlainLineIntoItsFields, ()) {
+  auto fields = *rc::gen::container<std::vector<GeneratedField>>(
+      static_cast<size_t>(*rc::gen::inRange(1, 12)), rc::gen::exec(gen_field));
+  for (size_t i = 0; i < fields.size(); ++i)  // a key once (the reader asks no more here)
+    fields[i].key += std::to_string(i);
+  PlainLine p;  // its fields are views of the line split
+  const std::string first = line_of(fields);
+  RC_ASSERT(split_plain_line(first, p));
+  expect_fields(p, fields);
+  // The same keys with other values: read by the keys kept from the line before.
+  auto again = fields;
+  for (GeneratedField& f : again) {
+    const std::string key = f.key;
+    f = gen_field();
+    f.key = key;
+  }
+  std::string line = line_of(again);
+  RC_ASSERT(split_plain_line(line, p));
+  RC_ASSERT(p.same_keys);
+  expect_fields(p, again);
+  // One byte of a string or key that a plain string cannot hold: not plain.
+  std::vector<size_t> quoted;
+  bool in = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"')
+      in = !in;
+    else if (in)
+      quoted.push_back(i);
+  }
+  if (quoted.empty()) return;
+  line[*rc::gen::elementOf(quoted)] = *rc::gen::element('\\', '\t', '\x7f', '\xc3', '\0');
+  RC_ASSERT(!split_plain_line(line, p));
 }
 
 // The line with a space after each field's colon: not plain, so read by simdjson.
