@@ -1,6 +1,7 @@
 // A counterexample's operations replayed on the exact reference runqueue (reference/): which
 // step the reference flags with the same SPEC.md §6 ID, and the trace file (spec/TRACE.md
-// format, written through trace::TraceObserver) that `vlag check` reads. Free of Z3.
+// format, written through trace::TraceObserver) that `vlag check` reads; a --groups
+// counterexample goes to the reference hierarchy instead (group_replay.h). Free of Z3.
 #pragma once
 
 #include <optional>
