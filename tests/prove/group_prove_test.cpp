@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <sstream>
 
-#include "checker/checker.h"
+#include "checker/report.h"
 #include "prove/prove.h"
 #include "prove/replay.h"
 #include "reference/hierarchy.h"
-#include "trace/reader.h"
+#include "tests/support/trace_helpers.h"
 
 namespace vlag::prove {
 namespace {
@@ -50,17 +50,6 @@ TEST(ProveGroups, GroupQueuedIsProvedWithDelayedDequeue) {
   EXPECT_EQ(r.verdict, Verdict::Proved) << r.note;
 }
 
-// Replays a trace through the checker, as `vlag check` does.
-checker::Report checked(const std::string& text) {
-  std::istringstream in(text);
-  trace::Reader reader(in, "cex.trace");
-  checker::Report report;
-  checker::Checker c(reader.header(), "cex.trace", report);
-  while (auto e = reader.next()) c.consume(*e, reader.line());
-  c.finish();
-  return report;
-}
-
 // linux-6.6 reweights keeping v (SPEC.md §4.8), which moves V; a cpu.weight write reweights the
 // group entity on the root, so a group entity with lag whose group's weight changes breaks
 // INV-REWEIGHT on the root runqueue: expected, as the preset does not promise it.
@@ -81,7 +70,7 @@ TEST(ProveGroups, CpuWeightWriteUnderKeepVIsAnExpectedCounterexample) {
   // The trace carries the hierarchy: a runqueue line per group, the write named on it.
   EXPECT_NE(trace.str().find("\"ev\":\"runqueue\",\"rq\":2"), std::string::npos) << trace.str();
   EXPECT_NE(trace.str().find("\"ev\":\"reweight\""), std::string::npos) << trace.str();
-  const checker::Report report = checked(trace.str());
+  const checker::Report report = testing::check_text(trace.str());
   std::vector<std::string> failing;
   for (const auto& [id, st] : report.stats)
     if (st.violated > 0 || st.not_promised > 0) failing.push_back(id);
