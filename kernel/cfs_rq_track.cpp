@@ -38,7 +38,9 @@ Reasons inexact(Range weight, Range slice) {
 
 void CfsRqTrack::set_info(Member& m, const EntityInfo& e) {
   if (m.counted) count(m, -1);
+  if (m.fluid) loose_fluid_ -= !tight(m.info.weight);
   m.info = e;
+  if (m.fluid) loose_fluid_ += !tight(m.info.weight);
   m.deficit_lo = lag_deficit(e.slice.lo, ctx_->tick_ns);
   m.deficit_hi = lag_deficit(e.slice.hi, ctx_->tick_ns);
   count(m, 1);
@@ -280,8 +282,7 @@ void CfsRqTrack::run(int64_t id, int64_t dt, bool kernel_accounted) {
     v_ += d / w_fluid_;
     m.received += d;
     // V moved by a sum of weights one of which is a guess: no member's ideal is a figure now.
-    if (std::any_of(members_.begin(), members_.end(),
-                    [](const auto& x) { return x.second.fluid && !tight(x.second.info.weight); }))
+    if (loose_fluid_ > 0)
       for (auto& [oid, o] : members_)
         if (o.fluid) o.fluid_exact = false;
   }
@@ -309,9 +310,9 @@ Range CfsRqTrack::x_of(const Window& w, Range sa, Range sb) const {
 
 void CfsRqTrack::update_extremes(int64_t id) {
   const Member& m = members_.at(id);
-  for (const auto& [other, window] : m.windows) {
+  for (const auto& [other, window, partner] : m.windows) {
     if (!window->established) continue;
-    const Range so = members_.at(other).sigma;
+    const Range so = partner->sigma;
     note_extremes(*window, id < other ? x_of(*window, m.sigma, so) : x_of(*window, so, m.sigma));
   }
 }
@@ -334,7 +335,7 @@ void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
   if (it == members_.end() || ns <= 0) return;
   materialize_all(id, it->second);
   const double per_weight = ns / it->second.info.weight.lo;
-  for (const auto& [other, w] : it->second.windows) {
+  for (const auto& [other, w, partner] : it->second.windows) {
     w->u += per_weight;
     w->why |= why;
   }
@@ -485,8 +486,10 @@ CfsRqTrack::Window* CfsRqTrack::materialize(int64_t a, Member& ma, int64_t b, Me
   Window* node = new_window();
   *node = w;
   const auto by_other = [](const Link& l, int64_t x) { return l.other < x; };
-  ma.windows.insert(std::lower_bound(ma.windows.begin(), ma.windows.end(), b, by_other), {b, node});
-  mb.windows.insert(std::lower_bound(mb.windows.begin(), mb.windows.end(), a, by_other), {a, node});
+  ma.windows.insert(std::lower_bound(ma.windows.begin(), ma.windows.end(), b, by_other),
+                    {b, node, &mb});
+  mb.windows.insert(std::lower_bound(mb.windows.begin(), mb.windows.end(), a, by_other),
+                    {a, node, &ma});
   return node;
 }
 
@@ -538,8 +541,8 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
     else
       ++link;
   }
-  for (const auto& [other, window] : m.windows) {
-    Member& o = members_.at(other);
+  for (const auto& [other, window, partner] : m.windows) {
+    Member& o = *partner;
     const int64_t a = std::min(id, other), b = std::max(id, other);
     const Member& ma = a == id ? m : o;
     const Member& mb = b == id ? m : o;
@@ -667,8 +670,8 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   if (m.wait) judge_wait(id, m, t, line, seen, {}, why);
   if (!seen) {  // its partners' service since its last sighting may fall after it left
     const double since = tau_ - m.tau_seen;
-    for (const auto& [other, w] : m.windows) {
-      w->u += since / members_.at(other).info.weight.lo;
+    for (const auto& [other, w, partner] : m.windows) {
+      w->u += since / partner->info.weight.lo;
       w->why |= why;
     }
   }
@@ -710,6 +713,7 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
     m.carried = lag;  // owed in the phase that ended, not in the next one
     m.received = 0;
     w_fluid_ -= m.w_fluid;
+    loose_fluid_ -= !tight(m.info.weight);
     m.fluid = false;
   }
   set_info(m, e);
@@ -726,7 +730,7 @@ void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
   }
   materialize_all(e.id, it->second);
   set_info(it->second, e);
-  for (const auto& [other, w] : it->second.windows) {
+  for (const auto& [other, w, partner] : it->second.windows) {
     Range& hull = e.id < other ? w->wa : w->wb;
     hull = hull.hull(e.weight);
   }
@@ -756,7 +760,7 @@ void CfsRqTrack::finish(int64_t t, int line) {
     }
   }
   for (auto& [id, m] : members_) {
-    for (const auto& [other, window] : m.windows)
+    for (const auto& [other, window, partner] : m.windows)
       if (id < other) free_.push_back(window);
     m.windows.clear();
   }
@@ -780,6 +784,7 @@ void CfsRqTrack::fluid_join(Member& m) {
 void CfsRqTrack::fluid_join_keep(Member& m) {
   if (!m.info.weight.bounded() && m.info.fluid_weight <= 0) return;
   m.fluid = true;
+  loose_fluid_ += !tight(m.info.weight);
   m.w_fluid = m.info.fluid_weight > 0 ? m.info.fluid_weight : m.info.weight.mid();
   m.v0 = v_;
   w_fluid_ += m.w_fluid;
@@ -795,16 +800,16 @@ void CfsRqTrack::fluid_extremes(Member& m) {
 // Leaving, an entity's lag (owed minus received) goes to those that stay, in proportion to
 // their weights — the fluid ideal renormalised, as V is when an entity leaves (TR eq. 18) — so
 // what it was owed while it stayed is settled at what it received, and the ideals of a cfs_rq
-// add up to the service it got.
+// add up to the service it got. Each that stays is owed w_i · lag / W more: the fluid clock
+// moves by lag / W, as it moves by δ / W when the cfs_rq runs, so no member is touched.
 void CfsRqTrack::fluid_leave(int64_t id, Member& m) {
   if (!m.fluid) return;
   fluid_extremes(m);
   const double lag = fluid_ideal(m) - m.received;
   w_fluid_ -= m.w_fluid;
+  loose_fluid_ -= !tight(m.info.weight);
   m.fluid = false;
-  if (w_fluid_ > 1e-9)
-    for (auto& [oid, o] : members_)
-      if (oid != id && o.fluid) o.adjust += lag * o.w_fluid / w_fluid_;
+  if (w_fluid_ > 1e-9) v_ += lag / w_fluid_;
   if (!m.fluid_exact)  // the lag it leaves to the others is not known either
     for (auto& [oid, o] : members_)
       if (o.fluid) o.fluid_exact = false;

@@ -158,9 +158,11 @@ class CfsRqTrack {
     double u = 0;                                    // uncertainty of x, ns per unit weight
     Reasons why;
   };
+  struct Member;
   struct Link {
     int64_t other;
-    Window* window;  // in pool_
+    Window* window;   // in pool_
+    Member* partner;  // other's entry in members_ (stable while both are members)
   };
   struct Member {
     EntityInfo info;                        // set_info()
@@ -276,8 +278,11 @@ class CfsRqTrack {
   // many members are not yet: while none is, an ending implied window has nothing to note.
   std::unordered_set<int64_t> noted_;
   size_t unnoted_ = 0;
-  bool finishing_ = false;      // finish(): open waits are judged, not counted as delays
-  double v_ = 0, w_fluid_ = 0;  // the fluid clock and weight (SPEC.md §6.2)
+  bool finishing_ = false;  // finish(): open waits are judged, not counted as delays
+  // The fluid clock: Σ δ/W over the cfs_rq's runs and Σ lag/W over its departures, each with
+  // the fluid weight W then (SPEC.md §6.2); a member's ideal is w_i · (v_ − v0) + adjust.
+  double v_ = 0, w_fluid_ = 0;
+  size_t loose_fluid_ = 0;  // fluid members whose weight is not tight()
 };
 
 }  // namespace vlag::kernel

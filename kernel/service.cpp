@@ -489,9 +489,33 @@ class KernelServiceLayer::Impl {
 
   // --- presence on the cfs_rqs -----------------------------------------------------------
 
+  // Every task Runnable on a CPU became so in add() or by a preemption there, which list it
+  // here: the idle task's switch looks at these, not at every task (more may be listed).
+  void may_be_queued(int64_t pid, int cpu) {
+    if (static_cast<size_t>(cpu) >= maybe_queued_.size())
+      maybe_queued_.resize(static_cast<size_t>(cpu) + 1);
+    std::vector<int64_t>& v = maybe_queued_[static_cast<size_t>(cpu)];
+    v.push_back(pid);
+    if (v.size() > 2 * tasks_.size() + 64) {  // a CPU that never idles: keep it to its tasks
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+  }
+  // The tasks listed on c, in ascending pid order as tasks_ walks, once each; the list empties
+  // (whoever is Runnable there after the idle switch is listed again as it becomes so).
+  std::vector<int64_t> queued_candidates(int c) {
+    std::vector<int64_t> v;
+    if (static_cast<size_t>(c) < maybe_queued_.size())
+      v.swap(maybe_queued_[static_cast<size_t>(c)]);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+
   void add(TaskState& s, int64_t pid, int cpu, int64_t t, JoinKind kind, bool woken,
            int64_t earliest = 0, Reasons why = {}) {
     s.move_to(cpu, t);
+    may_be_queued(pid, cpu);
     s.on_level = judged(cpu);
     if (!s.on_level) return;
     members_[s.path].insert(pid);
@@ -831,6 +855,7 @@ class KernelServiceLayer::Impl {
         case PrevState::Runnable:
         case PrevState::Preempted:
           p->where = Where::Runnable;
+          may_be_queued(e.prev_pid, c);
           break;
         case PrevState::Blocked:
         case PrevState::Dead:
@@ -849,11 +874,13 @@ class KernelServiceLayer::Impl {
     if (e.pid == 0) {
       // The idle task runs only when nothing is runnable here: whoever was thought queued on
       // this CPU had left it unseen (an unrecorded CPU pulled it).
-      for (auto& [pid, s] : tasks_)
+      for (const int64_t pid : queued_candidates(c)) {
+        TaskState& s = tasks_.at(pid);
         if (s.where == Where::Runnable && s.cpu == c) {
           remove(s, pid, t, e.line, true, Reason::LeftUnseen);
           s.where = Where::Unknown;
         }
+      }
       tl.last_idle = t;
     } else if (n) {
       if (!(n->where == Where::Runnable && n->cpu == c && n->on_level))
@@ -1004,6 +1031,7 @@ class KernelServiceLayer::Impl {
   // stay put when a higher-numbered CPU is first seen.
   std::deque<Timeline> cpus_;
   std::map<int64_t, TaskState> tasks_;
+  std::vector<std::vector<int64_t>> maybe_queued_;        // by CPU: may_be_queued()
   std::unordered_map<int64_t, TaskState*> state_of_;      // tasks_ by pid (find_task())
   std::unordered_map<int64_t, TaskService*> service_of_;  // r_.tasks by pid (service())
   std::map<std::string, std::set<int64_t>> members_;      // group path → its tasks
