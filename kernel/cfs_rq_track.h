@@ -165,11 +165,14 @@ class CfsRqTrack {
     Member* partner;  // other's entry in members_ (stable while both are members)
   };
   struct Member {
+    // First, beside its id: what a pick reads of every other member (picked_since()).
+    bool running = false;
+    uint64_t open_seq = 0;                  // when it last (re)opened its windows (join, change)
+    uint64_t last_stop_seq = 0;             // when its last run ended (stop)
     EntityInfo info;                        // set_info()
     double deficit_lo = 0, deficit_hi = 0;  // lag_deficit of its slice's ends
     bool counted = false;                   // in the counts of count()
-    bool running = false;
-    bool fresh_new = false;  // joined new and has not run
+    bool fresh_new = false;                 // joined new and has not run
     uint64_t new_epoch = 0;
     Range sigma;  // Σ δ/w since joining: service per unit weight
     Range sigma_at_pick;
@@ -189,8 +192,6 @@ class CfsRqTrack {
     // and stop sequence says), and its end is "not applicable (sleeper)". The windows that hold
     // state, by partner, ascending: an event of one entity touches its own, not all n(n - 1)/2.
     std::vector<Link> windows;
-    uint64_t open_seq = 0;       // when it last (re)opened its windows (join, change)
-    uint64_t last_stop_seq = 0;  // when its last run ended (stop)
     bool sleeper_noted = false;  // an implied window of it ended: noted in the book already
   };
 

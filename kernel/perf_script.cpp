@@ -209,8 +209,11 @@ size_t split_fields(const KeyWords& words, const EventKeys& ev, std::array<Field
     const size_t end =
         i + 1 < n ? found[i + 1].second - found[i + 1].first.size() - 1 : trace.size();
     std::string_view v = trim_blanks(trace.substr(start, end - start));
-    if (ends_with(v, "==>")) v = trim_blanks(v.substr(0, v.size() - 3));
-    if (ends_with(v, "[ns]")) v = trim_blanks(v.substr(0, v.size() - 4));
+    // Their last byte first: most values end in neither.
+    if (!v.empty() && v.back() == '>' && ends_with(v, "==>"))
+      v = trim_blanks(v.substr(0, v.size() - 3));
+    if (!v.empty() && v.back() == ']' && ends_with(v, "[ns]"))
+      v = trim_blanks(v.substr(0, v.size() - 4));
     out[i] = {found[i].first, v};
   }
   return n;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "kernel/cfs_rq_track.h"
@@ -315,7 +316,9 @@ class KernelServiceLayer::Impl {
   }
 
   CfsRqTrack& level(int cpu, const std::string& path) {
-    auto& slot = levels_[{cpu, path}];
+    auto it = levels_.find(std::pair<int, std::string_view>(cpu, path));  // no key copied
+    if (it == levels_.end()) it = levels_.emplace(std::pair(cpu, path), nullptr).first;
+    auto& slot = it->second;
     if (!slot) {
       slot = std::make_unique<CfsRqTrack>(path, &context(cpu));
       if (open_to_outsiders(path))
@@ -1049,7 +1052,16 @@ class KernelServiceLayer::Impl {
   std::map<std::pair<std::string, int>, int64_t> gids_;
   std::vector<std::pair<std::string, int>> gnames_;
   std::deque<LevelContext> contexts_;
-  std::map<std::pair<int, std::string>, std::unique_ptr<CfsRqTrack>> levels_;
+  // Ordered by (CPU, path) as std::pair's own less orders them; found by a view of the path.
+  struct LevelOrder {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return a.first != b.first ? a.first < b.first
+                                : std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  std::map<std::pair<int, std::string>, std::unique_ptr<CfsRqTrack>, LevelOrder> levels_;
 };
 
 KernelServiceLayer::KernelServiceLayer(std::string file, const KernelCheckOptions& options)
