@@ -231,18 +231,31 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
     w.max_x = w.min_x = {0, 0};
     w.t_max_lo = w.t_min_hi = t;
   };
-  size_t k = 0;  // m.windows grows as implied windows are established: by index
-  for (auto& [oid, o] : members_) {
-    if (oid == id) continue;
-    if (k < m.windows.size() && m.windows[k].other == oid) {
-      Window& w = *m.windows[k++].window;
-      (id < oid ? w.picked_a : w.picked_b) = true;
-      if (!w.established && w.picked_a && w.picked_b) establish(w, oid);
-    } else if (picked_since(o, std::max(m.open_seq, o.open_seq))) {
-      establish(*materialize(id, m, oid, o), oid);
-      ++k;
+  for (const auto& [oid, window, partner] : m.windows) {
+    Window& w = *window;
+    (id < oid ? w.picked_a : w.picked_b) = true;
+    if (!w.established && w.picked_a && w.picked_b) establish(w, oid);
+  }
+  // The implied windows whose other end was picked since they opened are established now. Those
+  // that were so at its last pick hold state since; any other is implied still, and its other
+  // end is picked since only by a stop after that pick (or it runs now, as m does: then all).
+  const auto implied_picked = [&](int64_t oid, Member& o) {
+    if (oid == id || !picked_since(o, std::max(m.open_seq, o.open_seq))) return;
+    const auto at = std::lower_bound(m.windows.begin(), m.windows.end(), oid,
+                                     [](const Link& l, int64_t x) { return l.other < x; });
+    if (at == m.windows.end() || at->other != oid) establish(*materialize(id, m, oid, o), oid);
+  };
+  if (running_ > 1) {
+    for (auto& [oid, o] : members_) implied_picked(oid, o);
+  } else {
+    const uint64_t since = std::max(m.open_seq, m.last_pick_seq);
+    for (auto s = stops_.rbegin(); s != stops_.rend() && s->seq > since; ++s) {
+      const auto o = members_.find(s->id);
+      if (o != members_.end() && o->second.last_stop_seq == s->seq)
+        implied_picked(s->id, o->second);
     }
   }
+  m.last_pick_seq = ++seq_;
 }
 
 void CfsRqTrack::repicked(int64_t id) {
@@ -257,6 +270,14 @@ void CfsRqTrack::stop(int64_t id, int64_t t) {
   m.running = false;
   --running_;
   m.last_stop_seq = ++seq_;
+  stops_.push_back({m.last_stop_seq, id});
+  if (stops_.size() > 2 * members_.size() + 64)  // keep only each member's last stop
+    stops_.erase(std::remove_if(stops_.begin(), stops_.end(),
+                                [&](const Stop& s) {
+                                  const auto o = members_.find(s.id);
+                                  return o == members_.end() || o->second.last_stop_seq != s.seq;
+                                }),
+                 stops_.end());
   m.tau_seen = tau_;
   fluid_extremes(m);
   start_wait(m, id, t, true, t, {}, false);

@@ -169,6 +169,7 @@ class CfsRqTrack {
     bool running = false;
     uint64_t open_seq = 0;                  // when it last (re)opened its windows (join, change)
     uint64_t last_stop_seq = 0;             // when its last run ended (stop)
+    uint64_t last_pick_seq = 0;             // when it was last picked (pick)
     EntityInfo info;                        // set_info()
     double deficit_lo = 0, deficit_hi = 0;  // lag_deficit of its slice's ends
     bool counted = false;                   // in the counts of count()
@@ -274,7 +275,12 @@ class CfsRqTrack {
   std::vector<Peak> peak_lo_, peak_hi_;
   Range joined_sum_;
   bool joined_exact_ = true;
-  uint64_t seq_ = 0;  // orders opens and stops (implied windows' picked flags)
+  uint64_t seq_ = 0;  // orders opens, picks and stops (implied windows' picked flags)
+  struct Stop {
+    uint64_t seq;
+    int64_t id;
+  };
+  std::vector<Stop> stops_;  // the stops in order (those since a pick: pick()), stale ones too
   // The subjects noted "not applicable (sleeper)" here (the book keeps it for good), and how
   // many members are not yet: while none is, an ending implied window has nothing to note.
   std::unordered_set<int64_t> noted_;
