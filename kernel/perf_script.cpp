@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <istream>
 #include <string_view>
 #include <utility>
@@ -24,6 +25,20 @@ namespace {
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// s == lit with lit's length known here, so the comparison is a load or two, not a call.
+template <size_t N>
+bool is(std::string_view s, const char (&lit)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+}
+
+// a == b for the short words of a line, compared in place (a call to memcmp costs more).
+bool same_word(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -185,7 +200,7 @@ struct KeyWords {
   size_t locate(std::string_view k, size_t from) const {
     if (n > words.size()) return find_key(trace, k, from);
     for (size_t i = 0; i < n; ++i)
-      if (words[i].at >= from && words[i].name == k) return words[i].at;
+      if (words[i].at >= from && same_word(words[i].name, k)) return words[i].at;
     return std::string_view::npos;
   }
 };
@@ -221,38 +236,38 @@ size_t split_fields(const KeyWords& words, const EventKeys& ev, std::array<Field
 
 void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::string& file,
           int line) {
-  if (key == "comm" || key == "next_comm" || key == "parent_comm")
+  if (is(key, "comm") || is(key, "next_comm") || is(key, "parent_comm"))
     e.comm = v;
-  else if (key == "pid" || key == "next_pid" || key == "parent_pid")
+  else if (is(key, "pid") || is(key, "next_pid") || is(key, "parent_pid"))
     e.pid = pid_value(v, file, line, key);
-  else if (key == "prio" || key == "next_prio")
+  else if (is(key, "prio") || is(key, "next_prio"))
     e.prio = prio_value(v, file, line, key);
-  else if (key == "prev_comm")
+  else if (is(key, "prev_comm"))
     e.prev_comm = v;
-  else if (key == "prev_pid")
+  else if (is(key, "prev_pid"))
     e.prev_pid = pid_value(v, file, line, key);
-  else if (key == "prev_prio")
+  else if (is(key, "prev_prio"))
     e.prev_prio = prio_value(v, file, line, key);
-  else if (key == "prev_state") {
+  else if (is(key, "prev_state")) {
     e.prev_leave = parse_prev_state(v, file, line);
     e.prev_state = v;
-  } else if (key == "target_cpu")
+  } else if (is(key, "target_cpu"))
     e.target_cpu = cpu_value(v, file, line, key);
-  else if (key == "orig_cpu")
+  else if (is(key, "orig_cpu"))
     e.orig_cpu = cpu_value(v, file, line, key);
-  else if (key == "dest_cpu")
+  else if (is(key, "dest_cpu"))
     e.dest_cpu = cpu_value(v, file, line, key);
-  else if (key == "child_comm")
+  else if (is(key, "child_comm"))
     e.child_comm = v;
-  else if (key == "child_pid")
+  else if (is(key, "child_pid"))
     e.child_pid = pid_value(v, file, line, key);
-  else if (key == "runtime")
+  else if (is(key, "runtime"))
     e.runtime_ns = in_range(v, 0, INT64_MAX, "runtime", file, line, key);
-  else if (key == "vruntime")
+  else if (is(key, "vruntime"))
     in_range(v, 0, INT64_MAX, "vruntime", file, line, key);
-  else if (key == "success")
+  else if (is(key, "success"))
     in_range(v, 0, 1, "success", file, line, key);
-  else if (key == "group_dead" && v != "true" && v != "false" && v != "0" && v != "1")
+  else if (is(key, "group_dead") && v != "true" && v != "false" && v != "0" && v != "1")
     bad_field(file, line, key, "'" + std::string(v) + "' is neither true nor false");
 }
 
@@ -414,9 +429,9 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
     if (fields[i].value.empty()) bad_field(file, line, fields[i].key, "empty");
     fill(e, fields[i].key, fields[i].value, file, line);
     has_pid = has_pid || fields[i].key == (is_switch ? "next_pid" : "pid") ||
-              fields[i].key == "parent_pid";
-    has_prev = has_prev || fields[i].key == "prev_pid";
-    has_state = has_state || fields[i].key == "prev_state";
+              is(fields[i].key, "parent_pid");
+    has_prev = has_prev || is(fields[i].key, "prev_pid");
+    has_state = has_state || is(fields[i].key, "prev_state");
   }
   if (!has_pid) bad_field(file, line, is_switch ? "next_pid" : "pid", "missing");
   if (is_switch && !has_prev) bad_field(file, line, "prev_pid", "missing");
