@@ -303,9 +303,7 @@ void CfsRqTrack::run(int64_t id, int64_t dt, bool kernel_accounted) {
     v_ += d / w_fluid_;
     m.received += d;
     // V moved by a sum of weights one of which is a guess: no member's ideal is a figure now.
-    if (loose_fluid_ > 0)
-      for (auto& [oid, o] : members_)
-        if (o.fluid) o.fluid_exact = false;
+    if (loose_fluid_ > 0) ++taints_;
   }
   update_extremes(id);
 }
@@ -728,8 +726,9 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
     fluid_extremes(m);
     const double lag = fluid_ideal(m) - m.received;
     if (ctx_->on_fluid)
-      ctx_->on_fluid(e.id,
-                     {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
+      ctx_->on_fluid(
+          e.id, {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, fluid_exact(m)});
+    m.fluid_exact = fluid_exact(m);  // kept into the next phase
     m.adjust = lag;
     m.carried = lag;  // owed in the phase that ended, not in the next one
     m.received = 0;
@@ -788,8 +787,8 @@ void CfsRqTrack::finish(int64_t t, int line) {
   for (auto& [id, m] : members_) {
     fluid_extremes(m);
     if (m.fluid && ctx_->on_fluid)
-      ctx_->on_fluid(id,
-                     {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
+      ctx_->on_fluid(
+          id, {fluid_ideal(m) - m.carried, m.received, m.min_lag, m.max_lag, fluid_exact(m)});
   }
 }
 
@@ -805,6 +804,7 @@ void CfsRqTrack::fluid_join(Member& m) {
 void CfsRqTrack::fluid_join_keep(Member& m) {
   if (!m.info.weight.bounded() && m.info.fluid_weight <= 0) return;
   m.fluid = true;
+  m.taints0 = taints_;
   loose_fluid_ += !tight(m.info.weight);
   m.w_fluid = m.info.fluid_weight > 0 ? m.info.fluid_weight : m.info.weight.mid();
   m.v0 = v_;
@@ -827,13 +827,12 @@ void CfsRqTrack::fluid_leave(int64_t id, Member& m) {
   if (!m.fluid) return;
   fluid_extremes(m);
   const double lag = fluid_ideal(m) - m.received;
+  m.fluid_exact = fluid_exact(m);
   w_fluid_ -= m.w_fluid;
   loose_fluid_ -= !tight(m.info.weight);
   m.fluid = false;
   if (w_fluid_ > 1e-9) v_ += lag / w_fluid_;
-  if (!m.fluid_exact)  // the lag it leaves to the others is not known either
-    for (auto& [oid, o] : members_)
-      if (o.fluid) o.fluid_exact = false;
+  if (!m.fluid_exact) ++taints_;  // the lag it leaves to the others is not known either
   if (ctx_->on_fluid)
     ctx_->on_fluid(id, {m.received - m.carried, m.received, m.min_lag, m.max_lag, m.fluid_exact});
 }

@@ -184,8 +184,11 @@ class CfsRqTrack {
     // fluid figures
     bool fluid = false;
     double w_fluid = 0, v0 = 0, adjust = 0, received = 0, min_lag = 0, max_lag = 0;
-    double carried = 0;       // the lag a weight change carried into this phase (in adjust)
-    bool fluid_exact = true;  // every fluid weight of this cfs_rq known while it was a member
+    double carried = 0;  // the lag a weight change carried into this phase (in adjust)
+    // Every fluid weight of this cfs_rq known while it was a member: as of its last phase's end,
+    // and (fluid_exact()) no taint since its phase began, taints0.
+    bool fluid_exact = true;
+    uint64_t taints0 = 0;
     // Every other member shares a pair window with it, but most pairs of a busy cfs_rq leave
     // again before both were picked, so a window holds state only once it has some: its pair
     // was established, it was opened from zero, or it took uncertainty or a weight hull. Until
@@ -290,6 +293,12 @@ class CfsRqTrack {
   // the fluid weight W then (SPEC.md §6.2); a member's ideal is w_i · (v_ − v0) + adjust.
   double v_ = 0, w_fluid_ = 0;
   size_t loose_fluid_ = 0;  // fluid members whose weight is not tight()
+  // What made every fluid member's figures inexact, counted instead of marked on each: a run
+  // while a fluid weight was loose, the departure of an inexact member.
+  uint64_t taints_ = 0;
+  bool fluid_exact(const Member& m) const {
+    return m.fluid_exact && !(m.fluid && taints_ != m.taints0);
+  }
 };
 
 }  // namespace vlag::kernel
