@@ -615,6 +615,17 @@ void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int li
   if (!promised) why |= Reason::WeightChanged;
   const Range x = x_of(w, sa, sb);
   note_extremes(w, x);
+  if (ctx_->on_window)
+    ctx_->on_window({a,
+                     b,
+                     w.wa,
+                     w.wb,
+                     {sa.lo - w.a0.lo, sa.hi - w.a0.hi},
+                     {sb.lo - w.b0.lo, sb.hi - w.b0.hi},
+                     u,
+                     S,
+                     w.t0,
+                     t});
   const double N = 1024;  // figures at nice-0 weight
   const auto where = [&] {
     return fmt::format("{} and {} (cfs_rq {} on cpu{}, weights {:.0f} : {:.0f})", ctx_->name(a),

@@ -57,6 +57,18 @@ struct WaitFigure {
   bool woken = false;
 };
 
+/// A pair window judged for THM-SHARE, for a caller that reports the split it measured: the two
+/// entities (a < b), their weights over it (hulls), the service each got in it per unit weight,
+/// the uncertainty of their difference and the bound S on it (SPEC.md §6.2).
+struct PairWindow {
+  int64_t a = 0, b = 0;
+  Range wa, wb;
+  Range da, db;  // Σ δ/w since the window was based
+  double u = 0;  // ns per unit weight
+  Range S;
+  int64_t from_ns = 0, to_ns = 0;
+};
+
 struct LevelContext {
   int cpu = 0;
   int64_t tick_ns = 0;
@@ -65,7 +77,8 @@ struct LevelContext {
   std::function<std::string(int64_t)> name;  // a subject's text
   std::function<void(int64_t, const FluidTotals&)> on_fluid;
   std::function<void(int64_t, const WaitFigure&)> on_wait;
-  const double* cpu_unknown_ns = nullptr;  // the CPU's unrecorded time so far
+  const double* cpu_unknown_ns = nullptr;            // the CPU's unrecorded time so far
+  std::function<void(const PairWindow&)> on_window;  // each window judged (optional)
 };
 
 class CfsRqTrack {

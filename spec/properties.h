@@ -276,7 +276,8 @@ inline constexpr Property kProperties[] = {
      .fixture = "thm-wakeup-latency.jsonl"},
     {.id = ids::kThmShare, .kind = PropertyKind::Theorem, .promise = registry::everywhere,
      .note = "CPU-bound entities joining at t = 0, within a bound that depends on the preset; "
-             "its kernel form (6.2) on kernel traces",
+             "its kernel form (6.2) on kernel traces and on state captures (`kernel check "
+             "--state`, 6.4)",
      .judged = registry::kKernel},
     {.id = ids::kFigStarvation, .kind = PropertyKind::Figure, .note = "a figure, never a verdict",
      .judged = {.checker = CheckerRole::AsFigure, .linux64 = true}},
@@ -297,7 +298,8 @@ inline constexpr Property kProperties[] = {
     {.id = ids::kThmGroupShare, .section = "10.5", .kind = PropertyKind::Theorem,
      .promise = registry::everywhere,
      .note = "CPU-bound tasks from t = 0 on one CPU, within (levels + 1) THM-SHARE bounds; "
-             "tested on the reference and on `vlag sim`",
+             "tested on the reference and on `vlag sim`; its premise, THM-SHARE at every level, "
+             "judged by the kernel check on perf and state captures (10.5)",
      .judged = {.reference = true}},
     // SPEC.md §6.1: one kernel sched debug snapshot; §6.2: a kernel trace.
     registry::snapshot_check(ids::kSnapAvgVruntime),

@@ -7,6 +7,7 @@
 
 #include "kernel/kernel_release.h"
 #include "kernel/state/check_context.h"
+#include "kernel/state/share_check.h"
 #include "spec/properties.h"
 
 namespace vlag::kernel::state {
@@ -14,9 +15,9 @@ namespace {
 
 // The IDs a capture of the kernel's own state is judged on, in the report's order.
 constexpr const char* kReportIds[] = {
-    ids::kInvPickEligible, ids::kInvPickEdf,   ids::kInvKernelSums,
-    ids::kInvPlaceLag,     ids::kInvDeadline,  ids::kInvLagClamp,
-    ids::kInvDelay,        ids::kInvS64Margin, ids::kThmLagBoundLinux,
+    ids::kInvPickEligible,  ids::kInvPickEdf,  ids::kInvKernelSums, ids::kInvPlaceLag,
+    ids::kInvDeadline,      ids::kInvLagClamp, ids::kInvDelay,      ids::kInvS64Margin,
+    ids::kThmLagBoundLinux, ids::kThmShare,
 };
 
 // Witnesses added while record `index` was judged are about it.
@@ -165,6 +166,8 @@ StateReport check_state_capture(const StateCapture& capture) {
   } else {
     report.replay_unavailable = kernel.unknown_why;
   }
+  std::optional<ShareCheck> share;  // its bounds need HZ and the slices
+  if (kernel.known) share.emplace(kernel, capture.facts);
   for (size_t i = 0; i < capture.records.size(); ++i) {
     const bpf::StateRecord& r = capture.records[i];
     model.begin(r, i);
@@ -181,9 +184,11 @@ StateReport check_state_capture(const StateCapture& capture) {
     if (r.kind == bpf::RecordKind::Runtime) judge_replay(c, r);
     judge_deadlines(c, r);
     if (replay) replay->feed(r, i, model);
+    if (share) share->feed(r, i, model);
     model.apply(r, i);
     stamp_witnesses(report, stamped, i);
   }
+  if (share) share->finish(capture, report);
   report.figures.gaps = model.gaps();
   if (replay) report.replay = std::move(replay->result());
   return report;

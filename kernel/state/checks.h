@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,27 @@
 #include "kernel/state/verdict.h"
 
 namespace vlag::kernel::state {
+
+/// THM-SHARE's split of one pair of entities of a cfs_rq over the pair windows judged there
+/// (kernel/state/share_check.h): the service each got in them against the split their weights
+/// ask for, and how far from it the bound lets them be. With x = s_a/w_a − s_b/w_b, a window's
+/// s_a − s·w_a/(w_a + w_b) is x·w_a·w_b/(w_a + w_b), so |x| ≤ S bounds it by S·w_a·w_b/(w_a + w_b).
+struct ShareFigure {
+  int cpu = -1;
+  uint64_t cfs_rq = 0;
+  bool root = false;      // no group entity was seen owning the cfs_rq: the CPU's root
+  uint64_t a = 0, b = 0;  // the entities (se addresses)
+  std::string a_name, b_name;
+  uint64_t windows = 0;
+  double duration_ns = 0;
+  double wa = 0, wb = 0;        // their weights (unscaled), weighted by the windows' service
+  double sa_ns = 0, sb_ns = 0;  // service in the windows
+  double expected_a_ns = 0;     // Σ (s_a + s_b)·w_a/(w_a + w_b) over the windows
+  double allowed_ns = 0;        // Σ (S + uncertainty)·w_a·w_b/(w_a + w_b): |s_a − expected_a|
+  double share_a() const { return sa_ns / (sa_ns + sb_ns); }
+  double expected_share_a() const { return expected_a_ns / (sa_ns + sb_ns); }
+  double allowed_share() const { return allowed_ns / (sa_ns + sb_ns); }
+};
 
 /// Measurements beside the verdicts.
 struct Figures {
@@ -64,6 +86,8 @@ struct Figures {
   std::string lag_bound_worst;
   double steady_lag_bound_ratio = 0;
   std::string steady_lag_bound_worst;
+  // THM-SHARE: each pair's split over its windows, the pairs that got the most service first.
+  std::vector<ShareFigure> shares;
   static constexpr size_t kMaxExamples = 5;
 };
 
@@ -74,6 +98,9 @@ struct StateReport {
   ReplayResult replay;             // the capture replayed through the model, decision by decision
   std::string replay_unavailable;  // why there is no replay ("" when there is)
   std::vector<std::string> notes;  // what the capture lacks as a whole (parameters, losses)
+  // The IDs judged per subject (THM-SHARE: per entity, over all its pair windows): each
+  // subject's verdict, by its name.
+  std::map<std::string, std::map<std::string, Verdict>> subjects;
 
   Tally& tally(const char* id);
   const Tally* find(const char* id) const;

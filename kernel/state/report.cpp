@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "json/writer.h"
+#include "kernel/state/check_context.h"
 
 namespace vlag::kernel::state {
 namespace {
@@ -135,6 +136,47 @@ std::string evidence_text(const Witness& w) {
   return out;
 }
 
+// THM-SHARE's split of the pairs that got the most service in their windows.
+std::string shares_text(const Figures& f) {
+  constexpr size_t kShown = 12;
+  std::string out = fmt::format(
+      "  THM-SHARE's split per pair over its windows judged ({} pair{}): a's part of the pair's "
+      "service against its weights' part, within what the bound allows{}\n",
+      f.shares.size(), f.shares.size() == 1 ? "" : "s", f.shares.empty() ? ": none" : "");
+  for (size_t i = 0; i < f.shares.size() && i < kShown; ++i) {
+    const ShareFigure& s = f.shares[i];
+    out += fmt::format(
+        "      cpu{} {} cfs_rq {}: {} (w {:.1f}) and {} (w {:.1f}), {} window{} over {:.1f} ms: "
+        "{:.1f} ms and {:.1f} ms, {:.1f} % (weights {:.1f} %, bound ±{:.1f} %)\n",
+        s.cpu, s.root ? "root" : "group", hex(s.cfs_rq), s.a_name, s.wa, s.b_name, s.wb, s.windows,
+        s.windows == 1 ? "" : "s", s.duration_ns / 1e6, s.sa_ns / 1e6, s.sb_ns / 1e6,
+        100 * s.share_a(), 100 * s.expected_share_a(), 100 * s.allowed_share());
+  }
+  if (f.shares.size() > kShown)
+    out += fmt::format("      ... and {} more\n", f.shares.size() - kShown);
+  return out;
+}
+
+json::Array shares_json(const Figures& f) {
+  json::Array a;
+  for (const ShareFigure& s : f.shares)
+    a.add(json::Object()
+              .num("cpu", s.cpu)
+              .str("cfs_rq", hex(s.cfs_rq))
+              .boolean("root", s.root)
+              .str("a", s.a_name)
+              .str("b", s.b_name)
+              .num("windows", static_cast<int64_t>(s.windows))
+              .real("duration_ns", s.duration_ns)
+              .real("weight_a", s.wa)
+              .real("weight_b", s.wb)
+              .real("service_a_ns", s.sa_ns)
+              .real("service_b_ns", s.sb_ns)
+              .real("expected_a_ns", s.expected_a_ns)
+              .real("allowed_ns", s.allowed_ns));
+  return a;
+}
+
 }  // namespace
 
 std::string report_text(const StateCapture& capture, const StateReport& report) {
@@ -190,6 +232,7 @@ std::string report_text(const StateCapture& capture, const StateReport& report) 
       "  ... in a steady system of CPU-bound entities (the theorem's; {} decision point{}): {}\n",
       f.steady_decisions, f.steady_decisions == 1 ? "" : "s",
       f.steady_lag_bound_worst.empty() ? "none" : f.steady_lag_bound_worst);
+  out += shares_text(f);
   out += replay_text(report);
   bool any = false;
   for (const auto& [id, t] : report.tallies)
@@ -263,7 +306,8 @@ std::string report_json(const StateCapture& capture, const StateReport& report) 
       .real("lag_bound_ratio", f.lag_bound_ratio)
       .str("lag_bound_worst", f.lag_bound_worst)
       .real("steady_lag_bound_ratio", f.steady_lag_bound_ratio)
-      .str("steady_lag_bound_worst", f.steady_lag_bound_worst);
+      .str("steady_lag_bound_worst", f.steady_lag_bound_worst)
+      .array("shares", shares_json(f));
   json::Object o;
   o.str("source", capture.source)
       .str("kernel", capture.kernel ? capture.kernel->release : "")
