@@ -42,6 +42,8 @@ std::string reason_text(Reason r) {
              "widened by it";
     case Reason::WeightUnknown:
       return "a weight known only within more than 2 %";
+    case Reason::WeightChanged:
+      return "reweighted at an unrecorded moment of a run: the pair's bound widened by the run";
     case Reason::LostEvents:
       return "records were lost on its CPU, or the capture does not say";
     default:
@@ -72,8 +74,9 @@ struct ShareCheck::Impl {
     int cpu = -1;
     EntityInfo info;
     uint64_t deadline = 0;
-    bool member = false;   // runnable in its cfs_rq's track
-    bool running = false;  // its cfs_rq's curr, as far as the track was told
+    bool member = false;     // runnable in its cfs_rq's track
+    bool running = false;    // its cfs_rq's curr, as far as the track was told
+    int reweighted_at = -1;  // the record whose weight or slice differed from the one before
   };
   struct Sum {
     uint64_t ns = 0;
@@ -188,8 +191,10 @@ struct ShareCheck::Impl {
     Entity& x = entity(e);
     if (x.member && x.cfs_rq != on) leave(x, t, line);  // moved to another group or CPU
     const EntityInfo now = info_of(e, x.subject);
-    if (x.member && (now.weight.lo != x.info.weight.lo || now.slice.lo != x.info.slice.lo))
+    if (x.member && (now.weight.lo != x.info.weight.lo || now.slice.lo != x.info.slice.lo)) {
       rq(on, cpu).track->change(now, t, line, false);
+      x.reweighted_at = line;
+    }
     x.info = now;
     x.cfs_rq = on;
     x.cpu = cpu;
@@ -198,7 +203,7 @@ struct ShareCheck::Impl {
   // The service a task's sum_exec_runtime shows since its last record, charged to its entity and
   // every group entity above it, each the cfs_rq's member; a new request first where the record's
   // deadline is the one the delta ran under.
-  void charge(const bpf::TaskState& task, const bpf::StateRecord& r, int cpu) {
+  void charge(const bpf::TaskState& task, const bpf::StateRecord& r, int cpu, int line) {
     const bpf::EntityState& own = task.chain[0];
     auto [it, fresh] = sums.try_emplace(task.pid, Sum{own.sum_exec_runtime, cpu});
     uint64_t ran = 0;
@@ -212,7 +217,13 @@ struct ShareCheck::Impl {
       const bool renewed = x.member && x.running && x.deadline != e.deadline;
       CfsRqTrack& track = *rq(x.cfs_rq, cpu).track;
       if (renewed && deadline_before_delta(r)) track.repicked(x.subject);
-      if (x.member && ran > 0) track.run(x.subject, static_cast<int64_t>(ran), true);
+      if (x.member && ran > 0) {
+        track.run(x.subject, static_cast<int64_t>(ran), true);
+        // The reweight came at an unrecorded moment (update_cfs_group() at a tick) within this
+        // run, which is charged at the new weight: as much of it may have run at the old one.
+        if (x.reweighted_at == line)
+          track.uncertain(x.subject, static_cast<double>(ran), Reason::WeightChanged);
+      }
       if (renewed && !deadline_before_delta(r)) track.repicked(x.subject);
       x.deadline = e.deadline;
     }
@@ -328,7 +339,7 @@ struct ShareCheck::Impl {
     for (const auto& q : r.queues)
       for (const auto& e : q.entities) see(e, q.cfs_rq, cpu, t, line);
     for (const auto& task : r.tasks)
-      if (task.fair && !task.chain.empty()) charge(task, r, cpu);
+      if (task.fair && !task.chain.empty()) charge(task, r, cpu, line);
     for (const auto& task : r.tasks)
       if (task.fair && !task.chain.empty()) membership(task, r, cpu, t, line);
     if (r.kind == RecordKind::Switch && r.tasks.size() == 2)
