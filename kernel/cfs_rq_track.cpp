@@ -90,6 +90,14 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
   // lands at another V than the previous one.
   if (running_ > 0) ++epoch_;
   Member& m = members_[e.id];
+  if (free_slots_.empty()) {
+    m.slot = static_cast<uint32_t>(by_slot_.size());
+    by_slot_.push_back(&m);
+  } else {
+    m.slot = free_slots_.back();
+    free_slots_.pop_back();
+    by_slot_[m.slot] = &m;
+  }
   m.sleeper_noted = noted_.count(e.id) != 0;
   if (!m.sleeper_noted) ++unnoted_;
   set_info(m, e);
@@ -221,11 +229,11 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   m.run_ns = m.overrun_ns = 0;
   m.tau_seen = tau_;
   fluid_extremes(m);
-  const auto establish = [&](Window& w, int64_t other) {
+  const auto establish = [&](Window& w, int64_t other, const Member& o) {
     // Both picked since the window opened: from here each one's lead over the other is held
     // inside the band of SPEC.md §6.2, so the window is measured from now.
-    w.a0 = members_.at(std::min(id, other)).sigma;
-    w.b0 = members_.at(std::max(id, other)).sigma;
+    w.a0 = (id < other ? m : o).sigma;
+    w.b0 = (id < other ? o : m).sigma;
     w.established = true;
     w.t0 = t;
     w.max_x = w.min_x = {0, 0};
@@ -234,25 +242,24 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   for (const auto& [oid, window, partner] : m.windows) {
     Window& w = *window;
     (id < oid ? w.picked_a : w.picked_b) = true;
-    if (!w.established && w.picked_a && w.picked_b) establish(w, oid);
+    if (!w.established && w.picked_a && w.picked_b) establish(w, oid, *partner);
   }
   // The implied windows whose other end was picked since they opened are established now. Those
   // that were so at its last pick hold state since; any other is implied still, and its other
   // end is picked since only by a stop after that pick (or it runs now, as m does: then all).
   const auto implied_picked = [&](int64_t oid, Member& o) {
     if (oid == id || !picked_since(o, std::max(m.open_seq, o.open_seq))) return;
-    const auto at = std::lower_bound(m.windows.begin(), m.windows.end(), oid,
-                                     [](const Link& l, int64_t x) { return l.other < x; });
-    if (at == m.windows.end() || at->other != oid) establish(*materialize(id, m, oid, o), oid);
+    if (!holds(m, o.slot)) establish(*materialize(id, m, oid, o), oid, o);
   };
   if (running_ > 1) {
     for (auto& [oid, o] : members_) implied_picked(oid, o);
   } else {
     const uint64_t since = std::max(m.open_seq, m.last_pick_seq);
+    // A stop's slot holds the member that stopped if its last stop is that one (sequence
+    // numbers are never reused, and a member that joins later has stopped later or never).
     for (auto s = stops_.rbegin(); s != stops_.rend() && s->seq > since; ++s) {
-      const auto o = members_.find(s->id);
-      if (o != members_.end() && o->second.last_stop_seq == s->seq)
-        implied_picked(s->id, o->second);
+      Member* const o = by_slot_[s->slot];
+      if (o != nullptr && o->last_stop_seq == s->seq) implied_picked(s->id, *o);
     }
   }
   m.last_pick_seq = ++seq_;
@@ -270,12 +277,12 @@ void CfsRqTrack::stop(int64_t id, int64_t t) {
   m.running = false;
   --running_;
   m.last_stop_seq = ++seq_;
-  stops_.push_back({m.last_stop_seq, id});
+  stops_.push_back({m.last_stop_seq, id, m.slot});
   if (stops_.size() > 2 * members_.size() + 64)  // keep only each member's last stop
     stops_.erase(std::remove_if(stops_.begin(), stops_.end(),
                                 [&](const Stop& s) {
-                                  const auto o = members_.find(s.id);
-                                  return o == members_.end() || o->second.last_stop_seq != s.seq;
+                                  const Member* o = by_slot_[s.slot];
+                                  return o == nullptr || o->last_stop_seq != s.seq;
                                 }),
                  stops_.end());
   m.tau_seen = tau_;
@@ -509,6 +516,8 @@ CfsRqTrack::Window* CfsRqTrack::materialize(int64_t a, Member& ma, int64_t b, Me
                     {b, node, &mb});
   mb.windows.insert(std::lower_bound(mb.windows.begin(), mb.windows.end(), a, by_other),
                     {a, node, &ma});
+  set_holds(ma, mb.slot, true);
+  set_holds(mb, ma.slot, true);
   return node;
 }
 
@@ -538,10 +547,20 @@ CfsRqTrack::Window* CfsRqTrack::new_window() {
   return w;
 }
 
-void CfsRqTrack::unlink(Member& m, int64_t other) {
+void CfsRqTrack::set_holds(Member& m, uint32_t slot, bool on) {
+  if (slot / 64 >= m.holds.size()) {
+    if (!on) return;
+    m.holds.resize(slot / 64 + 1, 0);
+  }
+  const uint64_t bit = uint64_t{1} << (slot % 64);
+  m.holds[slot / 64] = on ? m.holds[slot / 64] | bit : m.holds[slot / 64] & ~bit;
+}
+
+void CfsRqTrack::unlink(Member& m, int64_t other, uint32_t other_slot) {
   const auto at = std::lower_bound(m.windows.begin(), m.windows.end(), other,
                                    [](const Link& l, int64_t x) { return l.other < x; });
   if (at != m.windows.end() && at->other == other) m.windows.erase(at);
+  set_holds(m, other_slot, false);
 }
 
 void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
@@ -568,10 +587,11 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
     judge_window(a, b, *window, t, line, sa, sb);
-    unlink(o, id);
+    unlink(o, id, m.slot);
     free_.push_back(window);
   }
   m.windows.clear();
+  m.holds.clear();
 }
 
 void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range sa,
@@ -710,6 +730,8 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   if (!m.sleeper_noted) --unnoted_;
   count(m, -1);
   if (m.running) --running_;
+  by_slot_[m.slot] = nullptr;
+  free_slots_.push_back(m.slot);
   members_.erase(it);
   ++epoch_;
   ++leaves_;  // for the waits in progress
@@ -794,6 +816,7 @@ void CfsRqTrack::finish(int64_t t, int line) {
     for (const auto& [other, window, partner] : m.windows)
       if (id < other) free_.push_back(window);
     m.windows.clear();
+    m.holds.clear();
   }
   for (auto& [id, m] : members_) {
     fluid_extremes(m);

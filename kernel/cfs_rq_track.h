@@ -209,15 +209,23 @@ class CfsRqTrack {
     // and stop sequence says), and its end is "not applicable (sleeper)". The windows that hold
     // state, by partner, ascending: an event of one entity touches its own, not all n(n - 1)/2.
     std::vector<Link> windows;
+    // Its place among the members (by_slot_), and the places of the partners it has a link
+    // with, as bits: a pick asks whether it holds a window with a partner, for many partners.
+    uint32_t slot = 0;
+    std::vector<uint64_t> holds;
     bool sleeper_noted = false;  // an implied window of it ended: noted in the book already
   };
+  static bool holds(const Member& m, uint32_t slot) {
+    return slot / 64 < m.holds.size() && (m.holds[slot / 64] >> (slot % 64) & 1) != 0;
+  }
+  static void set_holds(Member& m, uint32_t slot, bool on);
 
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
   void set_info(Member& m, const EntityInfo& e);  // its info and what is kept of it
   void count(const Member& m, int by);
   static double largest_but(const std::map<double, int>& deficits, double except);
   Window* new_window();
-  static void unlink(Member& m, int64_t other);
+  static void unlink(Member& m, int64_t other, uint32_t other_slot);
   // Whether x was picked (or running) since a window opened at `open` (a sequence number).
   static bool picked_since(const Member& x, uint64_t open) {
     return x.running || x.last_stop_seq > open;
@@ -253,6 +261,8 @@ class CfsRqTrack {
   std::string path_;
   const LevelContext* ctx_;
   FlatIdMap<Member> members_;
+  std::vector<Member*> by_slot_;        // the members by slot (nullptr: free)
+  std::vector<uint32_t> free_slots_;    // free slots of by_slot_
   std::deque<Window> pool_;             // every pair window, open or free (stable addresses)
   std::vector<Window*> free_;           // windows of pool_ no pair holds
   std::map<int64_t, double> sleepers_;  // possibly delayed: weight
@@ -295,6 +305,7 @@ class CfsRqTrack {
   struct Stop {
     uint64_t seq;
     int64_t id;
+    uint32_t slot;  // the member's then: by_slot_ finds it if it is still a member
   };
   std::vector<Stop> stops_;  // the stops in order (those since a pick: pick()), stale ones too
   // The subjects noted "not applicable (sleeper)" here (the book keeps it for good), and how

@@ -49,6 +49,32 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 constexpr int64_t kPidMax = 4'194'304;
 constexpr int64_t kCpuMax = 8191;
 
+// An integer value as the plain layout prints it — an optional '-', 1 to 18 digits (so it fits)
+// — within lo..hi; false for anything else, left to the general path to judge.
+bool plain_int(std::string_view v, int64_t lo, int64_t hi, int64_t& out) {
+  const bool negative = !v.empty() && v[0] == '-';
+  const size_t first = negative ? 1 : 0;
+  if (v.size() == first || v.size() - first > 18) return false;
+  int64_t x = 0;
+  for (size_t i = first; i < v.size(); ++i) {
+    const unsigned d = static_cast<unsigned char>(v[i]) - unsigned{'0'};
+    if (d > 9) return false;
+    x = x * 10 + static_cast<int64_t>(d);
+  }
+  if (negative) x = -x;
+  if (x < lo || x > hi) return false;
+  out = x;
+  return true;
+}
+
+template <typename T>
+bool plain_int(std::string_view v, int64_t lo, int64_t hi, std::optional<T>& out) {
+  int64_t x = 0;
+  if (!plain_int(v, lo, hi, x)) return false;
+  out = static_cast<T>(x);
+  return true;
+}
+
 int64_t in_range(std::string_view text, int64_t lo, int64_t hi, const char* what,
                  const std::string& file, int line, std::string_view field) {
   const int64_t v = parse_int64(text, file, line, field);
@@ -60,10 +86,13 @@ int64_t in_range(std::string_view text, int64_t lo, int64_t hi, const char* what
 }
 
 int64_t pid_value(std::string_view t, const std::string& f, int l, std::string_view field) {
-  return in_range(t, 0, kPidMax, "pid", f, l, field);
+  int64_t v = 0;
+  return plain_int(t, 0, kPidMax, v) ? v : in_range(t, 0, kPidMax, "pid", f, l, field);
 }
 int cpu_value(std::string_view t, const std::string& f, int l, std::string_view field) {
-  return static_cast<int>(in_range(t, 0, kCpuMax, "CPU", f, l, field));
+  int64_t v = 0;
+  return static_cast<int>(
+      plain_int(t, 0, kCpuMax, v) ? v : in_range(t, 0, kCpuMax, "CPU", f, l, field));
 }
 int prio_value(std::string_view t, const std::string& f, int l, std::string_view field) {
   return static_cast<int>(in_range(t, -1, 139, "prio", f, l, field));
@@ -71,6 +100,16 @@ int prio_value(std::string_view t, const std::string& f, int l, std::string_view
 
 // "381.230664" or "381.230664123" seconds → ns.
 int64_t seconds_to_ns(std::string_view text, const std::string& file, int line) {
+  // As perf prints it: up to 9 digits of seconds (so the ns fit), a dot, 1 to 9 decimals.
+  if (const size_t dot = text.find('.'); dot != std::string_view::npos && dot <= 9) {
+    int64_t s = 0, ns = 0;
+    const std::string_view frac = text.substr(dot + 1);
+    if (frac.size() <= 9 && all_digits(text.substr(0, dot)) && all_digits(frac) &&
+        plain_int(text.substr(0, dot), 0, INT64_MAX, s) && plain_int(frac, 0, INT64_MAX, ns)) {
+      for (size_t i = frac.size(); i < 9; ++i) ns *= 10;
+      return s * 1'000'000'000 + ns;
+    }
+  }
   const size_t dot = text.find('.');
   const std::string_view whole = text.substr(0, dot);
   const std::string_view frac = dot == std::string_view::npos ? "" : text.substr(dot + 1);
@@ -89,58 +128,125 @@ int64_t seconds_to_ns(std::string_view text, const std::string& file, int line) 
 // sched_switch plugin prints it (one letter; its table is older than the kernel's, so "X" may
 // stand for a zombie and "W" for an idle kthread), or as `trace-cmd report -R` prints it (the
 // kernel's number: 0 running, the TASK_REPORT bits, +256 for a preemption).
+// The letters of prev_state ("R", "R+", "S", "D|K", …); nullopt when they are none.
+std::optional<PrevState> state_letters(std::string_view s) {
+  if (s.size() == 1 && s[0] == 'R') return PrevState::Runnable;
+  if (s.size() == 2 && s[0] == 'R' && s[1] == '+') return PrevState::Preempted;
+  std::string_view body = s;
+  if (!body.empty() && body.back() == '+') body.remove_suffix(1);
+  if (body.empty() || body.size() % 2 == 0) return std::nullopt;  // or it ends with '|'
+  bool dead = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (i % 2 == 1) {
+      if (c != '|') return std::nullopt;
+      continue;
+    }
+    if (std::string_view("SDTtXZPIWKNxn").find(c) == std::string_view::npos) return std::nullopt;
+    dead = dead || c == 'X' || c == 'Z';
+  }
+  return dead ? PrevState::Dead : PrevState::Blocked;
+}
+
+// prev_state as perf and `trace-cmd report -N` print it ("R", "R+", "S", "D|K", …), as the
+// sched_switch plugin prints it (one letter; its table is older than the kernel's, so "X" may
+// stand for a zombie and "W" for an idle kthread), or as `trace-cmd report -R` prints it (the
+// kernel's number: 0 running, the TASK_REPORT bits, +256 for a preemption).
 PrevState parse_prev_state(std::string_view s, const std::string& file, int line) {
   if (all_digits(s)) {
     const int64_t v = in_range(s, 0, 511, "state", file, line, "prev_state");
     if ((v & 0xff) == 0) return v & 0x100 ? PrevState::Preempted : PrevState::Runnable;
     return (v & 0x30) != 0 ? PrevState::Dead : PrevState::Blocked;
   }
-  const auto bad = [&]() -> PrevState {
-    bad_field(file, line, "prev_state", "'" + std::string(s) + "' is not a task state");
-  };
-  if (s == "R") return PrevState::Runnable;
-  if (s == "R+") return PrevState::Preempted;
-  std::string_view body = s;
-  if (ends_with(body, "+")) body.remove_suffix(1);
-  if (body.empty()) return bad();
-  bool dead = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (i % 2 == 1) {
-      if (c != '|') return bad();
-      continue;
-    }
-    if (std::string_view("SDTtXZPIWKNxn").find(c) == std::string_view::npos) return bad();
-    dead = dead || c == 'X' || c == 'Z';
-  }
-  if (body.size() % 2 == 0) return bad();  // ends with '|'
-  return dead ? PrevState::Dead : PrevState::Blocked;
+  if (const auto state = state_letters(s)) return *state;
+  bad_field(file, line, "prev_state", "'" + std::string(s) + "' is not a task state");
 }
+
+// Where a key's value goes in the event, and what it must be.
+enum class Slot : uint8_t {
+  Comm,       // e.comm (comm, next_comm, parent_comm)
+  Pid,        // e.pid (pid, next_pid, parent_pid)
+  Prio,       // e.prio (prio, next_prio)
+  PrevComm,   // e.prev_comm
+  PrevPid,    // e.prev_pid
+  PrevPrio,   // e.prev_prio
+  PrevState,  // e.prev_state and e.prev_leave
+  TargetCpu,
+  OrigCpu,
+  DestCpu,
+  ChildComm,
+  ChildPid,
+  Runtime,
+  Vruntime,   // checked, not kept
+  Success,    // checked, not kept
+  GroupDead,  // checked, not kept
+};
+
+struct Key {
+  std::string_view name;
+  Slot slot;
+};
 
 struct EventKeys {
   std::string_view name;
   KernelEventKind kind;
-  std::vector<std::string_view> keys;  // in the order the tracepoint prints them
+  std::vector<Key> keys;  // in the order the tracepoint prints them
 };
 
 const std::array<EventKeys, 8>& event_table() {
+  using S = Slot;
   static const std::array<EventKeys, 8> t = {{
       {"sched_switch",
        KernelEventKind::Switch,
-       {"prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio"}},
-      {"sched_wakeup", KernelEventKind::Wakeup, {"comm", "pid", "prio", "success", "target_cpu"}},
+       {{"prev_comm", S::PrevComm},
+        {"prev_pid", S::PrevPid},
+        {"prev_prio", S::PrevPrio},
+        {"prev_state", S::PrevState},
+        {"next_comm", S::Comm},
+        {"next_pid", S::Pid},
+        {"next_prio", S::Prio}}},
+      {"sched_wakeup",
+       KernelEventKind::Wakeup,
+       {{"comm", S::Comm},
+        {"pid", S::Pid},
+        {"prio", S::Prio},
+        {"success", S::Success},
+        {"target_cpu", S::TargetCpu}}},
       {"sched_wakeup_new",
        KernelEventKind::WakeupNew,
-       {"comm", "pid", "prio", "success", "target_cpu"}},
-      {"sched_waking", KernelEventKind::Waking, {"comm", "pid", "prio", "success", "target_cpu"}},
+       {{"comm", S::Comm},
+        {"pid", S::Pid},
+        {"prio", S::Prio},
+        {"success", S::Success},
+        {"target_cpu", S::TargetCpu}}},
+      {"sched_waking",
+       KernelEventKind::Waking,
+       {{"comm", S::Comm},
+        {"pid", S::Pid},
+        {"prio", S::Prio},
+        {"success", S::Success},
+        {"target_cpu", S::TargetCpu}}},
       {"sched_migrate_task",
        KernelEventKind::Migrate,
-       {"comm", "pid", "prio", "orig_cpu", "dest_cpu"}},
-      {"sched_process_exit", KernelEventKind::Exit, {"comm", "pid", "prio", "group_dead"}},
+       {{"comm", S::Comm},
+        {"pid", S::Pid},
+        {"prio", S::Prio},
+        {"orig_cpu", S::OrigCpu},
+        {"dest_cpu", S::DestCpu}}},
+      {"sched_process_exit",
+       KernelEventKind::Exit,
+       {{"comm", S::Comm}, {"pid", S::Pid}, {"prio", S::Prio}, {"group_dead", S::GroupDead}}},
       {"sched_process_fork",
        KernelEventKind::Fork,
-       {"comm", "pid", "parent_comm", "parent_pid", "child_comm", "child_pid"}},
-      {"sched_stat_runtime", KernelEventKind::StatRuntime, {"comm", "pid", "runtime", "vruntime"}},
+       {{"comm", S::Comm},
+        {"pid", S::Pid},
+        {"parent_comm", S::Comm},
+        {"parent_pid", S::Pid},
+        {"child_comm", S::ChildComm},
+        {"child_pid", S::ChildPid}}},
+      {"sched_stat_runtime",
+       KernelEventKind::StatRuntime,
+       {{"comm", S::Comm}, {"pid", S::Pid}, {"runtime", S::Runtime}, {"vruntime", S::Vruntime}}},
   }};
   return t;
 }
@@ -205,13 +311,26 @@ struct KeyWords {
   }
 };
 
+// A field's value from the text between its '=' and the next key: trimmed, without the "==>"
+// that ends a switch's prev_state or the " [ns]" of trace-cmd's runtimes.
+std::string_view field_value(std::string_view between) {
+  std::string_view v = trim_blanks(between);
+  // Their last byte first: most values end in neither.
+  if (!v.empty() && v.back() == '>' && ends_with(v, "==>"))
+    v = trim_blanks(v.substr(0, v.size() - 3));
+  if (!v.empty() && v.back() == ']' && ends_with(v, "[ns]"))
+    v = trim_blanks(v.substr(0, v.size() - 4));
+  return v;
+}
+
 size_t split_fields(const KeyWords& words, const EventKeys& ev, std::array<Field, 8>& out,
                     const std::string& file, int line) {
   const std::string_view trace = words.trace;
   std::array<std::pair<std::string_view, size_t>, 8> found;  // key, where its value starts
   const auto locate = [&](std::string_view k, size_t from) { return words.locate(k, from); };
   size_t n = 0, from = 0;
-  for (const std::string_view k : ev.keys) {
+  for (const Key& key : ev.keys) {
+    const std::string_view k = key.name;
     const size_t p = locate(k, from);
     if (p == std::string_view::npos) continue;
     if (locate(k, p + k.size() + 1) != std::string_view::npos)
@@ -223,13 +342,7 @@ size_t split_fields(const KeyWords& words, const EventKeys& ev, std::array<Field
     const size_t start = found[i].second;
     const size_t end =
         i + 1 < n ? found[i + 1].second - found[i + 1].first.size() - 1 : trace.size();
-    std::string_view v = trim_blanks(trace.substr(start, end - start));
-    // Their last byte first: most values end in neither.
-    if (!v.empty() && v.back() == '>' && ends_with(v, "==>"))
-      v = trim_blanks(v.substr(0, v.size() - 3));
-    if (!v.empty() && v.back() == ']' && ends_with(v, "[ns]"))
-      v = trim_blanks(v.substr(0, v.size() - 4));
-    out[i] = {found[i].first, v};
+    out[i] = {found[i].first, field_value(trace.substr(start, end - start))};
   }
   return n;
 }
@@ -269,6 +382,142 @@ void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::s
     in_range(v, 0, 1, "success", file, line, key);
   else if (is(key, "group_dead") && v != "true" && v != "false" && v != "0" && v != "1")
     bad_field(file, line, key, "'" + std::string(v) + "' is neither true nor false");
+}
+
+// The trace part of a line as perf and trace-cmd print it — "k=v" with each key of the event at
+// most once and in its order, the first at the start, no '=' in a value but the " ==>" that
+// ends a switch's prev_state — read straight into the event, left to right, each value where
+// its key's slot says. Anything else (a '=' or a key out of place, a key missing, a value empty
+// or out of range) returns false, and the line goes through split_fields and fill, which find
+// the same fields in a plain line and say what is wrong with any other. A plain line's only key
+// words are its keys, so split_fields would find these, none twice, with these values.
+bool fill_plain(KernelEvent& e, std::string_view rest, const EventKeys& ev) {
+  const char* const end = rest.data() + rest.size();
+  const char* scan = rest.data();
+  while (scan < end && *scan == ' ') ++scan;
+  const char* key = scan;
+  const char* eq =
+      static_cast<const char*>(std::memchr(scan, '=', static_cast<size_t>(end - scan)));
+  if (eq == nullptr || eq == key) return false;
+  for (const char* c = key; c < eq; ++c)
+    if (*c == ' ') return false;  // a word before the first key
+  size_t next = 0;                // the first index of ev.keys the next key may have
+  bool has_pid = false, has_prev = false, has_state = false;
+  for (;;) {
+    const std::string_view k(key, static_cast<size_t>(eq - key));
+    size_t j = next;
+    while (j < ev.keys.size() && !same_word(ev.keys[j].name, k)) ++j;
+    if (j == ev.keys.size()) return false;
+    next = j + 1;
+    const Slot slot = ev.keys[j].slot;
+    // The value runs to the blank before the next key: the word that holds the next '='.
+    const char* from = eq + 1;
+    scan = from;
+    const char* arrow_end = nullptr;
+    const char* next_key = nullptr;
+    const char* next_eq = nullptr;
+    const char* until = end;
+    for (;;) {
+      const char* q =
+          static_cast<const char*>(std::memchr(scan, '=', static_cast<size_t>(end - scan)));
+      if (q == nullptr) break;
+      if (slot == Slot::PrevState && arrow_end == nullptr && q > scan && q[-1] == ' ' &&
+          end - q >= 3 && q[1] == '=' && q[2] == '>') {
+        arrow_end = q + 3;
+        scan = arrow_end;
+        continue;
+      }
+      const char* b = q;
+      while (b > scan && b[-1] != ' ') --b;
+      if (b == scan || b == q) return false;  // a '=' inside a value, or a word "=…"
+      until = b - 1;
+      next_key = b;
+      next_eq = q;
+      break;
+    }
+    if (arrow_end != nullptr && until != arrow_end) return false;  // words after the arrow
+    const std::string_view v =
+        field_value(std::string_view(from, static_cast<size_t>(until - from)));
+    if (v.empty()) return false;
+    switch (slot) {
+      case Slot::Comm:
+        e.comm.assign(v);
+        break;
+      case Slot::Pid:
+        if (!plain_int(v, 0, kPidMax, e.pid)) return false;
+        has_pid = true;
+        break;
+      case Slot::Prio:
+        if (!plain_int(v, -1, 139, e.prio)) return false;
+        break;
+      case Slot::PrevComm:
+        e.prev_comm.assign(v);
+        break;
+      case Slot::PrevPid:
+        if (!plain_int(v, 0, kPidMax, e.prev_pid)) return false;
+        has_prev = true;
+        break;
+      case Slot::PrevPrio:
+        if (!plain_int(v, -1, 139, e.prev_prio)) return false;
+        break;
+      case Slot::PrevState: {
+        const auto state = state_letters(v);
+        if (!state || all_digits(v)) return false;
+        e.prev_leave = *state;
+        e.prev_state.assign(v);
+        has_state = true;
+        break;
+      }
+      case Slot::TargetCpu:
+        if (!plain_int(v, 0, kCpuMax, e.target_cpu)) return false;
+        break;
+      case Slot::OrigCpu:
+        if (!plain_int(v, 0, kCpuMax, e.orig_cpu)) return false;
+        break;
+      case Slot::DestCpu:
+        if (!plain_int(v, 0, kCpuMax, e.dest_cpu)) return false;
+        break;
+      case Slot::ChildComm:
+        e.child_comm.assign(v);
+        break;
+      case Slot::ChildPid:
+        if (!plain_int(v, 0, kPidMax, e.child_pid)) return false;
+        break;
+      case Slot::Runtime:
+        if (!plain_int(v, 0, INT64_MAX, e.runtime_ns)) return false;
+        break;
+      case Slot::Vruntime: {
+        int64_t unused = 0;
+        if (!plain_int(v, 0, INT64_MAX, unused)) return false;
+        break;
+      }
+      case Slot::Success: {
+        int64_t unused = 0;
+        if (!plain_int(v, 0, 1, unused)) return false;
+        break;
+      }
+      case Slot::GroupDead:
+        if (!is(v, "true") && !is(v, "false") && !is(v, "0") && !is(v, "1")) return false;
+        break;
+    }
+    if (next_key == nullptr) break;
+    key = next_key;
+    eq = next_eq;
+  }
+  const bool is_switch = e.kind == KernelEventKind::Switch;
+  if (!has_pid || (is_switch && (!has_prev || !has_state))) return false;
+  return e.kind != KernelEventKind::Fork || e.child_pid != 0;
+}
+
+// The event as the line's head gave it (before its trace part), every other field unset.
+KernelEvent head_only(const KernelEvent& e) {
+  KernelEvent h;
+  h.line = e.line;
+  h.time_ns = e.time_ns;
+  h.cpu = e.cpu;
+  h.current_pid = e.current_pid;
+  h.kind = e.kind;
+  return h;
 }
 
 // "comm:pid [prio]" of the trace-cmd plugins; comm may hold blanks and colons.
@@ -320,8 +569,9 @@ void parse_plugin_wakeup(KernelEvent& e, std::string_view rest, const std::strin
 // event after a loss: an error of its own, saying so.
 void refuse_dropped_events_line(std::string_view s, const std::string& file, int line) {
   constexpr std::string_view kTail = "EVENTS DROPPED]";
+  if (s.substr(0, 4) != "CPU:") return;  // before the search: no event line starts so
   const size_t open = s.find(" [");
-  if (s.substr(0, 4) != "CPU:" || open == std::string_view::npos || !ends_with(s, kTail)) return;
+  if (open == std::string_view::npos || !ends_with(s, kTail)) return;
   const int cpu = cpu_value(s.substr(4, open - 4), file, line, "cpu");
   const std::string_view count =
       trim_blanks(s.substr(open + 2, s.size() - (open + 2) - kTail.size()));
@@ -384,8 +634,8 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
     size_t b = pos;  // by hand: find_first_not_of is a memchr a character
     while (b < view.size() && view[b] == ' ') ++b;
     if (b == view.size()) return {};
-    const size_t end = view.find(' ', b);
-    pos = end == std::string_view::npos ? view.size() : end;
+    pos = b;  // and the token's end: tokens are short, a call to memchr costs more
+    while (pos < view.size() && view[pos] != ' ') ++pos;
     return view.substr(b, pos - b);
   };
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
@@ -406,6 +656,9 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   e.kind = ev->kind;
 
   const std::string_view rest = pos < view.size() ? view.substr(pos) : std::string_view();
+  if (fill_plain(e, rest, *ev)) return e;
+  e = head_only(e);  // what fill_plain read before it stopped is read again below
+
   const KeyWords words(rest);
   const bool is_switch = e.kind == KernelEventKind::Switch;
   const bool wakeup_like = e.kind == KernelEventKind::Wakeup ||

@@ -11,9 +11,9 @@
 #include <deque>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 
 #include "kernel/cfs_rq_track.h"
+#include "kernel/flat_table.h"
 #include "kernel/group_weight.h"
 #include "kernel/kernel_release.h"
 #include "kernel/verdict_book.h"
@@ -59,6 +59,15 @@ struct TaskState {
     if (cpu >= 0 && cpu != to) left_cpu_at[cpu] = t;
     cpu = to;
   }
+};
+
+// What is kept of every pid met: its task's state and report row (find_task(), service()),
+// and the two facts classify_windows() asks of any pid.
+struct PidSlot {
+  TaskState* state = nullptr;      // in tasks_
+  TaskService* service = nullptr;  // in r_.tasks
+  bool recorded_out = false;       // the trace holds its switch-out at least once
+  bool current_seen = false;       // some event was recorded while it ran
 };
 
 struct Timeline {
@@ -134,7 +143,7 @@ class KernelServiceLayer::Impl {
     tl.last_t = e.time_ns;
     if (e.current_pid) {
       names_current_ = true;
-      current_seen_.insert(*e.current_pid);
+      pid_slot(*e.current_pid).current_seen = true;
     }
     if (e.current_pid && tl.known && *e.current_pid != tl.current && tl.revealed_pid < 0) {
       tl.revealed_pid = *e.current_pid;
@@ -299,20 +308,23 @@ class KernelServiceLayer::Impl {
   }
 
   // A task's state, and the report's row of a task (made on first use): both are std::maps for
-  // their order, whose nodes stay put (no task is erased), so a hash of pointers finds one
-  // without the tree walk.
+  // their order, whose nodes stay put (no task is erased), so the pid's slot finds one without
+  // the tree walk.
+  PidSlot& pid_slot(int64_t pid) { return pid_slots_[pid]; }
   TaskState* find_task(int64_t pid) {
-    const auto cached = state_of_.find(pid);
-    if (cached != state_of_.end()) return cached->second;
-    const auto it = tasks_.find(pid);
-    if (it == tasks_.end()) return nullptr;
-    return state_of_[pid] = &it->second;
+    const PidSlot* slot = pid_slots_.find(pid);
+    return slot ? slot->state : nullptr;
+  }
+  TaskState& new_task(int64_t pid, const TaskState& s) {
+    TaskState& made = tasks_.emplace(pid, s).first->second;
+    pid_slot(pid).state = &made;
+    return made;
   }
 
   TaskService& service(int64_t pid) {
-    const auto [it, fresh] = service_of_.try_emplace(pid, nullptr);
-    if (fresh) it->second = &r_.tasks[pid];
-    return *it->second;
+    PidSlot& slot = pid_slot(pid);
+    if (!slot.service) slot.service = &r_.tasks[pid];
+    return *slot.service;
   }
 
   CfsRqTrack& level(int cpu, const std::string& path) {
@@ -348,7 +360,7 @@ class KernelServiceLayer::Impl {
       }
       s.slice = slice_of(pid);
       if (!s.slice.is_exact()) s.unknown |= Reason::MissingSnapshot;
-      known = &tasks_.emplace(pid, s).first->second;
+      known = &new_task(pid, s);
       TaskService& ts = service(pid);
       ts.pid = pid;
       ts.prio = *prio;
@@ -521,7 +533,7 @@ class KernelServiceLayer::Impl {
     may_be_queued(pid, cpu);
     s.on_level = judged(cpu);
     if (!s.on_level) return;
-    members_[s.path].insert(pid);
+    if (s.path != "/") members_[s.path].insert(pid);  // only a group's are asked for
     const auto ch = chain(pid, s, cpu);
     for (size_t i = 0; i < ch.size(); ++i) {
       const auto& [path, id] = ch[i];
@@ -641,7 +653,8 @@ class KernelServiceLayer::Impl {
     std::map<int64_t, int> count;
     for (const auto& w : windows_) ++count[w.blind];
     for (const auto& w : windows_) {
-      const bool silent = recorded_out_.count(w.blind) == 0 && current_seen_.count(w.blind) == 0;
+      const PidSlot* seen = pid_slots_.find(w.blind);
+      const bool silent = !seen || (!seen->recorded_out && !seen->current_seen);
       if (w.blind == 0 || (silent && (names_current_ || count[w.blind] >= 2))) {
         UnrecordedRuns& u = r_.unrecorded[w.blind];
         ++u.windows;
@@ -675,9 +688,9 @@ class KernelServiceLayer::Impl {
   // it goes to that CPU's account of the run; a run already accounted (the CPUs' clocks put the
   // read just after the switch) gets it on its cfs_rqs directly.
   void charge_remote(int64_t pid, int recorded_on, int64_t runtime) {
-    const auto it = tasks_.find(pid);
-    if (it == tasks_.end() || it->second.cpu < 0 || it->second.cpu == recorded_on) return;
-    const TaskState& s = it->second;
+    const TaskState* found = find_task(pid);
+    if (!found || found->cpu < 0 || found->cpu == recorded_on) return;
+    const TaskState& s = *found;
     const Timeline& there = timeline(s.cpu);
     if (s.where == Where::Running && there.known && there.current == pid) {
       if (there.stat_mode) charge_running(s.cpu, runtime);
@@ -771,13 +784,13 @@ class KernelServiceLayer::Impl {
     }
     const Reasons why = Reason::UnrecordedSwitch;
     const Chain out = chain_on(blind, c);
-    TaskState* x = tasks_.count(revealed) ? &tasks_.at(revealed) : nullptr;
+    TaskState* x = find_task(revealed);
     const Chain in = x ? chain(revealed, *x, c) : Chain();
     for (const auto& [path, id] : out) level(c, path).uncertain(id, len, why);
-    if (!out.empty() && !tasks_.at(blind).group_known) outsider_ran(c, len);
+    if (!out.empty() && !find_task(blind)->group_known) outsider_ran(c, len);
     stop_chain(c, out, in, from);
     if (!out.empty()) {
-      TaskState& b = tasks_.at(blind);
+      TaskState& b = *find_task(blind);
       remove(b, blind, from, line, false);
       b.where = Where::Unknown;
       b.last_seen = from;
@@ -834,7 +847,7 @@ class KernelServiceLayer::Impl {
       service(e.prev_pid).phases.back().runtime_ns += t - r_.first_ns;
     }
     tl.accounted_to = t;
-    if (e.prev_pid != 0) recorded_out_.insert(e.prev_pid);
+    if (e.prev_pid != 0) pid_slot(e.prev_pid).recorded_out = true;
 
     TaskState* p = task(e.prev_pid, e.prev_comm, e.prev_prio, t, e.line);
     if (p && !windowed && !(p->where == Where::Running && p->cpu == c)) {
@@ -878,7 +891,7 @@ class KernelServiceLayer::Impl {
       // The idle task runs only when nothing is runnable here: whoever was thought queued on
       // this CPU had left it unseen (an unrecorded CPU pulled it).
       for (const int64_t pid : queued_candidates(c)) {
-        TaskState& s = tasks_.at(pid);
+        TaskState& s = *find_task(pid);
         if (s.where == Where::Runnable && s.cpu == c) {
           remove(s, pid, t, e.line, true, Reason::LeftUnseen);
           s.where = Where::Unknown;
@@ -977,7 +990,8 @@ class KernelServiceLayer::Impl {
     if (!child.slice.is_exact()) child.unknown |= Reason::MissingSnapshot;
     child.seen = true;
     child.last_seen = e.time_ns;
-    if (!tasks_.emplace(e.child_pid, child).second) return;
+    if (find_task(e.child_pid)) return;
+    new_task(e.child_pid, child);
     if (!child.group_known) outsiders_.insert(e.child_pid);
     members_[child.path].insert(e.child_pid);
     TaskService& ts = service(e.child_pid);
@@ -1034,15 +1048,12 @@ class KernelServiceLayer::Impl {
   // stay put when a higher-numbered CPU is first seen.
   std::deque<Timeline> cpus_;
   std::map<int64_t, TaskState> tasks_;
-  std::vector<std::vector<int64_t>> maybe_queued_;        // by CPU: may_be_queued()
-  std::unordered_map<int64_t, TaskState*> state_of_;      // tasks_ by pid (find_task())
-  std::unordered_map<int64_t, TaskService*> service_of_;  // r_.tasks by pid (service())
-  std::map<std::string, std::set<int64_t>> members_;      // group path → its tasks
+  std::vector<std::vector<int64_t>> maybe_queued_;  // by CPU: may_be_queued()
+  FlatTable<int64_t, PidSlot> pid_slots_;
+  std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
   std::set<std::string> known_paths_;
-  std::set<int64_t> outsiders_;     // tasks no snapshot or map places in a group
-  std::set<int64_t> recorded_out_;  // pids whose switch-out the trace holds at least once
-  std::set<int64_t> current_seen_;  // pids some event was recorded while they ran
-  bool names_current_ = false;      // the trace's headers name the current task (tids)
+  std::set<int64_t> outsiders_;  // tasks no snapshot or map places in a group
+  bool names_current_ = false;   // the trace's headers name the current task (tids)
   struct Window {
     int line, cpu;
     int64_t blind, revealed, length_ns;

@@ -10,10 +10,10 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "kernel/flat_table.h"
 #include "kernel/service.h"
 #include "spec/verdict.h"
 
@@ -56,17 +56,17 @@ class VerdictBook {
   /// and subject; `name` turns a subject into the text a finding shows.
   template <class Name>
   void close(KernelReport& report, bool all_cpus_recorded, const Name& name) const {
-    std::vector<std::pair<std::string_view, const std::pair<const Key, Entry>*>> order;
+    std::vector<std::pair<std::string_view, size_t>> order;  // ID, index of the entry
     order.reserve(entries_.size());
-    for (const auto& kv : entries_) order.emplace_back(ids_[kv.first.first], &kv);
-    std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+    for (size_t i = 0; i < entries_.size(); ++i) order.emplace_back(ids_[entries_.key(i).first], i);
+    std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
       return x.first != y.first ? x.first < y.first
-                                : x.second->first.second < y.second->first.second;
+                                : entries_.key(x.second).second < entries_.key(y.second).second;
     });
-    for (const auto& [id_view, kv] : order) {
+    for (const auto& [id_view, at] : order) {
       const std::string id(id_view);
-      const int64_t subject = kv->first.second;
-      const Entry& c = kv->second;
+      const int64_t subject = entries_.key(at).second;
+      const Entry& c = entries_.value(at);
       KernelFinding f{id, Verdict::Held, {}, name(subject), -1, 0, {}};
       if (c.sure.present) {
         f.verdict = all_cpus_recorded ? Verdict::Violated : Verdict::Inconclusive;
@@ -123,9 +123,6 @@ class VerdictBook {
   };
   // (the ID's index in ids_, subject): a check names a handful of IDs, millions of times.
   using Key = std::pair<uint32_t, int64_t>;
-  struct KeyHash {
-    size_t operator()(const Key& k) const { return std::hash<int64_t>()(k.second) * 31 + k.first; }
-  };
 
   Entry& entry(std::string_view id, int64_t subject) {
     uint32_t i = 0;
@@ -141,7 +138,12 @@ class VerdictBook {
 
   std::vector<std::string> ids_;
   std::vector<const char*> id_text_;  // where the first caller's text of each ID lies
-  std::unordered_map<Key, Entry, KeyHash> entries_;
+  struct KeyHash {
+    uint64_t operator()(const Key& k) const {
+      return FlatHash<int64_t>()(k.second) + static_cast<uint64_t>(k.first) * 0xC2B2AE3D27D4EB4Full;
+    }
+  };
+  FlatTable<Key, Entry, KeyHash> entries_;
 };
 
 }  // namespace vlag::kernel
