@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <set>
 #include <string_view>
@@ -96,6 +97,38 @@ struct Timeline {
   int64_t last_stat_ns = 0;
   // Tasks of unknown group queued here (pid → task weight): any group open to them may hold them.
   std::map<int64_t, double> outsiders;
+};
+
+// The cfs_rqs of a task's hierarchy on a CPU, from its own up to the root, each with the entity
+// that stands for it there. A switch makes several, and most tasks sit at most a group below
+// the root: up to two links are kept in place, without an allocation; a deeper chain moves to
+// the heap. Contiguous either way.
+class Chain {
+ public:
+  using Link = std::pair<std::string, int64_t>;
+  Chain() = default;
+  Chain(const Link* first, const Link* last) {
+    for (; first != last; ++first) emplace_back(first->first, first->second);
+  }
+  void emplace_back(std::string path, int64_t id) {
+    if (n_ < near_.size()) {
+      near_[n_] = {std::move(path), id};
+    } else {
+      if (n_ == near_.size()) far_.assign(near_.begin(), near_.end());
+      far_.emplace_back(std::move(path), id);
+    }
+    ++n_;
+  }
+  const Link* begin() const { return n_ <= near_.size() ? near_.data() : far_.data(); }
+  const Link* end() const { return begin() + n_; }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Link& operator[](size_t i) const { return begin()[i]; }
+
+ private:
+  size_t n_ = 0;
+  std::array<Link, 2> near_;
+  std::vector<Link> far_;
 };
 
 // A wakeup this soon after the migration of the same task is its end (try_to_wake_up moves the
@@ -494,8 +527,8 @@ class KernelServiceLayer::Impl {
   }
 
   // The cfs_rqs from the task's own up to the root, with the entity that stands for it in each.
-  std::vector<std::pair<std::string, int64_t>> chain(int64_t pid, const TaskState& s, int cpu) {
-    std::vector<std::pair<std::string, int64_t>> out;
+  Chain chain(int64_t pid, const TaskState& s, int cpu) {
+    Chain out;
     out.emplace_back(s.path, pid);
     for (std::string p = s.path; p != "/"; p = parent_of(p))
       out.emplace_back(parent_of(p), gid(p, cpu));
@@ -729,8 +762,6 @@ class KernelServiceLayer::Impl {
       level(c, parent_of(p)).drift(group_info(p, c, t), t, line);
   }
 
-  using Chain = std::vector<std::pair<std::string, int64_t>>;
-
   // The chain of a task present on c's cfs_rqs (empty otherwise).
   Chain chain_on(int64_t pid, int c) {
     const TaskState* s = pid == 0 ? nullptr : find_task(pid);
@@ -738,7 +769,7 @@ class KernelServiceLayer::Impl {
     return chain(pid, *s, c);
   }
 
-  static bool contains(const Chain& ch, const std::pair<std::string, int64_t>& x) {
+  static bool contains(const Chain& ch, const Chain::Link& x) {
     return std::find(ch.begin(), ch.end(), x) != ch.end();
   }
 

@@ -132,6 +132,41 @@ TEST(PerfScript, BadLinesNameFileLineAndField) {
             std::string::npos);
 }
 
+// A plain line is read straight into the event; a line that is not plain — words before the
+// first key, a '=' inside a value, a key twice — goes the general way and means the same as
+// before: the fields it holds, or the error it has.
+TEST(PerfScript, LinesOffThePlainLayoutParseAsBefore) {
+  const std::string head = "a 1 [000] 1.0: sched:sched_switch: ";
+  const auto plain = parse_perf_line(head +
+                                         "prev_comm=x y prev_pid=4 prev_prio=120 prev_state=S ==> "
+                                         "next_comm=b=c next_pid=5 next_prio=-1",
+                                     "f", 1);
+  EXPECT_EQ(plain.prev_comm, "x y");
+  EXPECT_EQ(plain.prev_leave, PrevState::Blocked);
+  EXPECT_EQ(plain.comm, "b=c");  // through the general way: '=' in a value
+  EXPECT_EQ(plain.pid, 5);
+  EXPECT_EQ(plain.prio, -1);
+  const auto junk = parse_perf_line(
+      "a 1 [000] 1.0: sched:sched_wakeup: note comm=a  pid=7   prio=120 target_cpu=001", "f", 2);
+  EXPECT_EQ(junk.comm, "a");
+  EXPECT_EQ(junk.pid, 7);
+  EXPECT_EQ(junk.target_cpu, 1);
+  const auto twice = [&](const std::string& trace) {
+    try {
+      parse_perf_line(head + trace, "f", 3);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(twice("prev_comm=x prev_pid=4 prev_prio=120 prev_state=S ==> next_comm=b prev_pid=9 "
+                  "next_pid=5 next_prio=120"),
+            "f:3: field 'prev_pid': given twice");
+  EXPECT_EQ(twice("prev_comm=x prev_pid=4 prev_prio=120 prev_state=S ==> next_comm=b "
+                  "next_pid=5 next_prio=140"),
+            "f:3: field 'next_prio': prio 140 is outside -1..139");
+}
+
 TEST(PerfScript, KeepGoingCountsAndSkipsBadLines) {
   std::istringstream in(
       "a 1 [000] 1.0: sched:sched_wakeup: comm=a pid=1 prio=120 target_cpu=000\n"
