@@ -582,12 +582,9 @@ void refuse_dropped_events_line(std::string_view s, const std::string& file, int
            " events here (record with larger buffers: trace-cmd record -b, perf record -m)");
 }
 
-}  // namespace
-
-KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line) {
+KernelEvent parse_line(std::string_view view, const std::string& file, int line) {
   KernelEvent e;
   e.line = line;
-  const std::string_view view = text;
   if (const size_t nul = view.find('\0'); nul != std::string_view::npos)
     bad_field(file, line, "line", "NUL byte at column " + std::to_string(nul + 1));
   // "<comm> <pid>[/<tid>] [<cpu>] <time>: …" (perf) or "<comm>-<pid> [<cpu>] [<flags>] <time>:
@@ -694,14 +691,87 @@ KernelEvent parse_perf_line(const std::string& text, const std::string& file, in
   return e;
 }
 
+// The lines of a stream as std::getline gives them ('\n' ends one; a last line without it counts,
+// nothing after a final '\n' does), read a block at a time and handed out as views into the
+// block, so a line is not copied first: only one split between two reads is put together in
+// carry_. An exception from the stream's buffer ends the lines with badbit set, as std::getline
+// does; at the end the stream is at eof, as after std::getline's last failed call.
+class LineReader {
+ public:
+  explicit LineReader(std::istream& in) : in_(in), done_(!in.good() || in.rdbuf() == nullptr) {}
+
+  bool next(std::string_view& line) {
+    carry_.clear();
+    for (;;) {
+      if (at_ < end_) {
+        const char* from = block_.data() + at_;
+        const size_t left = end_ - at_;
+        const auto* nl = static_cast<const char*>(std::memchr(from, '\n', left));
+        if (nl != nullptr) {
+          const auto length = static_cast<size_t>(nl - from);
+          at_ += length + 1;
+          if (carry_.empty()) {
+            line = std::string_view(from, length);
+          } else {
+            carry_.append(from, length);
+            line = carry_;
+          }
+          return true;
+        }
+        carry_.append(from, left);
+        at_ = end_;
+      }
+      if (!refill()) {
+        if (carry_.empty()) return false;
+        line = carry_;
+        return true;
+      }
+    }
+  }
+
+ private:
+  bool refill() {
+    if (done_) return false;
+    std::streamsize n = 0;
+    try {
+      n = in_.rdbuf()->sgetn(block_.data(), static_cast<std::streamsize>(block_.size()));
+    } catch (...) {
+      in_.setstate(std::ios::badbit);
+      done_ = true;
+      return false;
+    }
+    if (n <= 0) {
+      in_.setstate(std::ios::eofbit | std::ios::failbit);
+      done_ = true;
+      return false;
+    }
+    at_ = 0;
+    end_ = static_cast<size_t>(n);
+    return true;
+  }
+
+  std::istream& in_;
+  bool done_;
+  std::vector<char> block_ = std::vector<char>(size_t{1} << 16);
+  size_t at_ = 0, end_ = 0;
+  std::string carry_;
+};
+
+}  // namespace
+
+KernelEvent parse_perf_line(const std::string& text, const std::string& file, int line) {
+  return parse_line(text, file, line);
+}
+
 PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
                                  const std::function<void(KernelEvent&)>& sink,
                                  const PerfParseOptions& options) {
   PerfParseStats stats;
-  std::string raw;
+  LineReader lines(in);
+  std::string_view raw;
   bool first = true;
-  for (int line = 1; std::getline(in, raw); ++line) {
-    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+  for (int line = 1; lines.next(raw); ++line) {
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     const std::string_view s = trim_blanks(raw);
     if (s.empty() || (s[0] == '#' && s.find('\0') == std::string_view::npos)) continue;
     if (first && s.substr(0, 5) == "cpus=") {  // trace-cmd report's first line
@@ -714,7 +784,7 @@ PerfParseStats parse_perf_script(std::istream& in, const std::string& file,
     KernelEvent e;
     try {
       refuse_dropped_events_line(s, file, line);
-      e = parse_perf_line(raw, file, line);
+      e = parse_line(raw, file, line);
     } catch (const Error& err) {
       if (!options.keep_going) throw;
       if (stats.skipped++ == 0) stats.first_error = err.what();
