@@ -1,5 +1,6 @@
 // A program — or a function run in a child process — whose standard output is read as a stream
-// while it is written, no temporary file between: how kernel/perf_data.h reads `perf script`, and
+// while it is written, no temporary file between: how kernel/perf_data.h reads `perf script` (for
+// the compressed records it does not decode itself), and
 // kernel/trace_dat.h libtracecmd's reading of a trace.dat (in a child, so that a corrupt file
 // that crashes the library ends the child, not vlag). Its standard error is read alongside (so
 // neither pipe fills and stalls it) and its last line kept for the message when it fails. And

@@ -2,10 +2,9 @@
 // (kernel/perf_data_reader.h): the events, their lines and their messages are those of its
 // `perf script` text with the fields vlag's capture tools print (scripts/capture-kernel,
 // kernel/record.cpp; SPEC.md §6.2). A file whose header promises more than it holds is refused
-// first, saying what it lacks. Only what the reader does not decode — perf's pipe format,
-// compressed records — is streamed through `perf script` into the text parser
-// (kernel/perf_script.h); perf missing or failing there is an error naming the file and perf's
-// last word.
+// first, saying what it lacks. Only compressed records (perf record -z), which the reader does
+// not decode, are streamed through `perf script` into the text parser (kernel/perf_script.h);
+// perf missing or failing there is an error naming the file and perf's last word.
 #pragma once
 
 #include <functional>

@@ -34,10 +34,9 @@ struct Attr {
   std::unique_ptr<TracepointDecoder> decoder;
 };
 
-// A sample or a loss, held until perf script would print it.
+// A sample or a loss as its record gives it.
 struct Pending {
   uint64_t time;
-  uint64_t seq;  // file order, which breaks ties of time as perf's queue does
   const uint8_t* raw;
   uint32_t raw_size;
   uint32_t cpu;  // UINT32_MAX: not known (a loss without sample ids)
@@ -47,6 +46,14 @@ struct Pending {
   const char* lost_record;
 };
 constexpr uint32_t kLoss = UINT32_MAX;
+
+// A record held until perf script would print it: its time, and where it is (file order, which
+// breaks ties of time as perf's queue does). Its fields are read again when it is passed on: a
+// held record is small, so sorting the many held at a round moves little.
+struct Held {
+  uint64_t time;
+  uint64_t at;
+};
 
 std::string hex(uint64_t v) {
   static const char* digits = "0123456789abcdef";
@@ -58,6 +65,16 @@ std::string hex(uint64_t v) {
   return "0x" + s;
 }
 
+// The bytes after a record that belong to it: AUXTRACE's trace data, the pipe format's tracing
+// data (padded to 8 bytes).
+uint64_t bytes_after(std::string_view bytes, uint64_t at, uint32_t type, uint16_t size) {
+  if (type == kRecordAuxtrace && size >= kRecordHeaderSize + 8)
+    return word_at<uint64_t>(bytes, at + 8);
+  if (type == kRecordHeaderTracingData && size >= kRecordHeaderSize + 4)
+    return (word_at<uint32_t>(bytes, at + 8) + 7ull) & ~7ull;
+  return 0;
+}
+
 class Reader {
  public:
   Reader(std::string_view bytes, const std::string& name,
@@ -66,8 +83,14 @@ class Reader {
 
   PerfParseStats run() {
     read_header();
-    read_attrs();
-    read_tracing_data();
+    if (!pipe_) {
+      read_attrs();
+      const auto tracing = feature(kFeatureTracingData);
+      if (!tracing) no_tracing_data();
+      set_tracing_data(bytes_.substr(tracing->offset, tracing->size));
+      // As perf: samples are sorted only when the records carry their times (sample_id_all).
+      ordered_ = attrs_list_.front().sample_id_all;
+    }
     read_records();
     flush(UINT64_MAX);
     if (stats_.events == 0)
@@ -105,8 +128,14 @@ class Reader {
           "machine of that order");
     if (magic != kMagic) fail("not a perf.data: its magic is not PERFILE2");
     const uint64_t size = word_at<uint64_t>(bytes_, 8);
-    if (size == kPipeHeaderSize)
-      fail("a perf.data in perf's pipe format, which vlag reads only through perf script");
+    if (size == kPipeHeaderSize) {
+      // The pipe format: the events from here to the end, the attrs and the tracing data among
+      // them; perf sorts its samples whatever their attrs say.
+      pipe_ = true;
+      ordered_ = true;
+      data_ = {kPipeHeaderSize, bytes_.size() - kPipeHeaderSize};
+      return;
+    }
     if (size != kFileHeaderSize)
       fail("its header says it is " + std::to_string(size) + " bytes, not " +
            std::to_string(kFileHeaderSize) + ": not a perf.data vlag knows");
@@ -139,54 +168,71 @@ class Reader {
       fail("its attrs section of " + std::to_string(attrs_.size) + " bytes is no whole number of " +
            std::to_string(attr_size_) + "-byte attrs");
     for (uint64_t at = attrs_.offset; at < attrs_.offset + attrs_.size; at += attr_size_) {
-      Attr a;
-      a.type = word_at<uint32_t>(bytes_, at + kAttrType);
-      a.config = word_at<uint64_t>(bytes_, at + kAttrConfig);
-      a.sample_type = word_at<uint64_t>(bytes_, at + kAttrSampleType);
-      a.read_format = word_at<uint64_t>(bytes_, at + kAttrReadFormat);
-      a.sample_id_all = (word_at<uint64_t>(bytes_, at + kAttrFlags) & kAttrFlagSampleIdAll) != 0;
-      const uint32_t index = static_cast<uint32_t>(attrs_list_.size());
-      const Section ids =
-          section_at(at + attr_size_ - kSectionSize, "ids of attr " + std::to_string(index + 1));
-      for (uint64_t i = 0; i + 8 <= ids.size; i += 8)
-        attr_of_id_[word_at<uint64_t>(bytes_, ids.offset + i)] = index;
-      attrs_list_.push_back(std::move(a));
+      const Section ids = section_at(at + attr_size_ - kSectionSize,
+                                     "ids of attr " + std::to_string(attrs_list_.size() + 1));
+      add_attr(at, ids);
     }
   }
 
-  void read_tracing_data() {
-    const auto s = feature(kFeatureTracingData);
-    if (!s)
-      fail(
-          "it holds no tracing data (HEADER_TRACING_DATA): without the tracepoints' formats "
-          "its samples cannot be read");
-    tracing_ = std::make_unique<TracingData>(bytes_.substr(s->offset, s->size), name_);
-    for (Attr& a : attrs_list_) {
-      if (a.type != kAttrTypeTracepoint) {
-        a.decoder = std::make_unique<TracepointDecoder>(
-            tracing_->tep(), nullptr,
-            "perf event type " + std::to_string(a.type) + " config " + hex(a.config));
-        continue;
-      }
-      tep_event* ev = tep_find_event(tracing_->tep(), static_cast<int>(a.config));
-      if (!ev) {
-        a.decoder = std::make_unique<TracepointDecoder>(
-            tracing_->tep(), nullptr,
-            "tracepoint " + std::to_string(a.config) + ", whose format the file lacks");
-        continue;
-      }
-      const std::string name = std::string(ev->system) + ":" + ev->name;
-      for (const auto& [bit, what] : {std::pair{kSampleTime, "PERF_SAMPLE_TIME"},
-                                      {kSampleCpu, "PERF_SAMPLE_CPU"},
-                                      {kSampleRaw, "PERF_SAMPLE_RAW"}})
-        if (!(a.sample_type & bit))
-          fail("its event " + name + " is recorded without " + what +
-               ": its samples cannot be read");
-      a.decoder = std::make_unique<TracepointDecoder>(tracing_->tep(), ev, name);
+  // The attr at byte `at`, its ids the u64s of `ids`.
+  void add_attr(uint64_t at, Section ids) {
+    Attr a;
+    a.type = word_at<uint32_t>(bytes_, at + kAttrType);
+    a.config = word_at<uint64_t>(bytes_, at + kAttrConfig);
+    a.sample_type = word_at<uint64_t>(bytes_, at + kAttrSampleType);
+    a.read_format = word_at<uint64_t>(bytes_, at + kAttrReadFormat);
+    a.sample_id_all = (word_at<uint64_t>(bytes_, at + kAttrFlags) & kAttrFlagSampleIdAll) != 0;
+    const uint32_t index = static_cast<uint32_t>(attrs_list_.size());
+    for (uint64_t i = 0; i + 8 <= ids.size; i += 8)
+      attr_of_id_[word_at<uint64_t>(bytes_, ids.offset + i)] = index;
+    if (tracing_) bind(a);
+    attrs_list_.push_back(std::move(a));
+  }
+
+  // The pipe format's PERF_RECORD_HEADER_ATTR: the attr, of the size it gives, then its ids.
+  void header_attr(uint64_t at, uint16_t size) {
+    const uint64_t body = at + kRecordHeaderSize, len = size - kRecordHeaderSize;
+    const uint32_t attr_len = len >= 8 ? word_at<uint32_t>(bytes_, body + 4) : 0;
+    if (attr_len < kAttrMinSize || attr_len > len)
+      fail_record(at, "an attr of " + std::to_string(attr_len) + " bytes in a record of " +
+                          std::to_string(size));
+    add_attr(body, {body + attr_len, len - attr_len});
+  }
+
+  [[noreturn]] void no_tracing_data() const {
+    fail(
+        "it holds no tracing data (HEADER_TRACING_DATA): without the tracepoints' formats "
+        "its samples cannot be read");
+  }
+
+  void set_tracing_data(std::string_view section) {
+    if (tracing_) fail("it holds its tracing data twice");
+    tracing_ = std::make_unique<TracingData>(section, name_);
+    for (Attr& a : attrs_list_) bind(a);
+  }
+
+  // The decoder of a's samples.
+  void bind(Attr& a) const {
+    if (a.type != kAttrTypeTracepoint) {
+      a.decoder = std::make_unique<TracepointDecoder>(
+          tracing_->tep(), nullptr,
+          "perf event type " + std::to_string(a.type) + " config " + hex(a.config));
+      return;
     }
-    const Attr& first = attrs_list_.front();
-    // As perf: samples are sorted only when the records carry their times (sample_id_all).
-    ordered_ = first.sample_id_all;
+    tep_event* ev = tep_find_event(tracing_->tep(), static_cast<int>(a.config));
+    if (!ev) {
+      a.decoder = std::make_unique<TracepointDecoder>(
+          tracing_->tep(), nullptr,
+          "tracepoint " + std::to_string(a.config) + ", whose format the file lacks");
+      return;
+    }
+    const std::string name = std::string(ev->system) + ":" + ev->name;
+    for (const auto& [bit, what] : {std::pair{kSampleTime, "PERF_SAMPLE_TIME"},
+                                    {kSampleCpu, "PERF_SAMPLE_CPU"},
+                                    {kSampleRaw, "PERF_SAMPLE_RAW"}})
+      if (!(a.sample_type & bit))
+        fail("its event " + name + " is recorded without " + what + ": its samples cannot be read");
+    a.decoder = std::make_unique<TracepointDecoder>(tracing_->tep(), ev, name);
   }
 
   uint32_t attr_of(uint64_t id, uint64_t at) const {
@@ -210,16 +256,17 @@ class Reader {
       if (size > end - at)
         fail_record(at, "type " + std::to_string(type) + ", its " + std::to_string(size) +
                             " bytes run past the end of the events at byte " + std::to_string(end));
-      const auto* rec = reinterpret_cast<const uint8_t*>(bytes_.data()) + at;
-      Cursor body{rec + kRecordHeaderSize, rec + size};
-      uint64_t extra = 0;  // bytes after the record that belong to it
+      const uint64_t extra = bytes_after(bytes_, at, type, size);
+      if (extra > end - at - size)
+        fail_record(at, "type " + std::to_string(type) + ", the " + std::to_string(extra) +
+                            " bytes it says follow it run past the end of the events");
       switch (type) {
         case kRecordSample:
-          sample(body, at);
+          queue(sample(at), at);
           break;
         case kRecordLost:
         case kRecordLostSamples:
-          lost(body, at, type);
+          queue(lost(at, type), at);
           break;
         case kRecordFinishedRound:
           round();
@@ -227,26 +274,37 @@ class Reader {
         case kRecordCompressed:
         case kRecordCompressed2:
           fail_record(at,
-                      "compressed events (perf record -z), though its header does not say "
-                      "so: a corrupt perf.data");
-        case kRecordAuxtrace:
-          if (size >= kRecordHeaderSize + 8) extra = word_at<uint64_t>(bytes_, at + 8);
-          break;
+                      "compressed events (perf record -z), which vlag reads only through "
+                      "perf script");
         case kRecordHeaderTracingData:
-          if (size >= kRecordHeaderSize + 4)
-            extra = (word_at<uint32_t>(bytes_, at + 8) + 7ull) & ~7ull;
+          if (pipe_ && size >= kRecordHeaderSize + 4)
+            set_tracing_data(bytes_.substr(at + size, word_at<uint32_t>(bytes_, at + 8)));
+          break;
+        case kRecordHeaderAttr:
+          if (pipe_) header_attr(at, size);
           break;
         default:  // the records perf script prints nothing for
           break;
       }
-      if (extra > end - at - size)
-        fail_record(at, "type " + std::to_string(type) + ", the " + std::to_string(extra) +
-                            " bytes it says follow it run past the end of the events");
       at += size + extra;
     }
   }
 
-  void sample(Cursor c, uint64_t at) {
+  // The record at `at` of a size that fits the events.
+  Cursor body_of(uint64_t at) const {
+    const auto* rec = reinterpret_cast<const uint8_t*>(bytes_.data()) + at;
+    return {rec + kRecordHeaderSize, rec + word_at<uint16_t>(bytes_, at + 6)};
+  }
+
+  Pending parse(uint64_t at) const {
+    const uint32_t type = word_at<uint32_t>(bytes_, at);
+    return type == kRecordSample ? sample(at) : lost(at, type);
+  }
+
+  Pending sample(uint64_t at) const {
+    Cursor c = body_of(at);
+    if (attrs_list_.empty()) fail_record(at, "a sample before any attr");
+    if (!tracing_) no_tracing_data();
     const Attr& first = attrs_list_.front();
     uint32_t index = 0;
     if (first.sample_type & kSampleIdentifier) {
@@ -291,7 +349,7 @@ class Reader {
       p.raw = c.at;
     }
     if (!ok) fail_record(at, "a sample whose fields run past its end: a corrupt record");
-    queue(p);
+    return p;
   }
 
   static bool skip_read(Cursor& c, uint64_t rf) {
@@ -302,7 +360,8 @@ class Reader {
     return c.read(nr) && c.skip(times) && nr <= c.left() / value && c.skip(nr * value);
   }
 
-  void lost(Cursor c, uint64_t at, uint32_t type) {
+  Pending lost(uint64_t at, uint32_t type) const {
+    Cursor c = body_of(at);
     Pending p{};
     p.attr = kLoss;
     p.cpu = UINT32_MAX;
@@ -310,6 +369,7 @@ class Reader {
     p.lost_record = type == kRecordLost ? "PERF_RECORD_LOST" : "PERF_RECORD_LOST_SAMPLES";
     if (type == kRecordLost && !c.skip(8)) fail_record(at, "a PERF_RECORD_LOST too short");
     if (!c.read(p.lost)) fail_record(at, "a lost-records record too short");
+    if (attrs_list_.empty()) fail_record(at, "a lost-records record before any attr");
     const Attr& first = attrs_list_.front();
     if (first.sample_id_all) {
       // The sample id trailer at the record's end: tid, time, id, stream id, cpu, identifier.
@@ -329,21 +389,20 @@ class Reader {
       if (st & kSampleStreamId) t.skip(8);
       if (st & kSampleCpu) t.read(p.cpu);
     }
-    queue(p);
+    return p;
   }
 
   // perf's ordered events (tools/perf/util/ordered-events.c): each event is held in time order,
   // ties in file order; a round passes on what is no later than the latest time held at the
   // round before. Without times, or with none to sort by, each goes on at once.
-  void queue(Pending& p) {
-    p.seq = seq_++;
+  void queue(const Pending& p, uint64_t at) {
     if (!ordered_ || p.time == 0 || p.time == UINT64_MAX) {
       deliver(p);
       return;
     }
-    if (pending_.empty() || p.time >= max_time_) max_time_ = p.time;
-    sorted_ = sorted_ && (pending_.empty() || p.time >= pending_.back().time);
-    pending_.push_back(p);
+    if (held_.empty() || p.time >= max_time_) max_time_ = p.time;
+    sorted_ = sorted_ && (held_.empty() || p.time >= held_.back().time);
+    held_.push_back({p.time, at});
   }
 
   void round() {
@@ -352,14 +411,38 @@ class Reader {
   }
 
   void flush(uint64_t limit) {
-    if (!sorted_)
-      std::sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-        return a.time != b.time ? a.time < b.time : a.seq < b.seq;
-      });
+    if (!sorted_) sort_held();
     sorted_ = true;
     size_t n = 0;
-    while (n < pending_.size() && pending_[n].time <= limit) deliver(pending_[n++]);
-    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));
+    while (n < held_.size() && held_[n].time <= limit) deliver(parse(held_[n++].at));
+    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+
+  // Sorts the held records by time, ties in file order. They come in runs already in order (a
+  // CPU's buffer drained at a time), so the runs are merged, adjacent pairs at a time: each merge
+  // keeps the earlier run's records first among equal times, and the earlier run holds the earlier
+  // records of the file.
+  void sort_held() {
+    std::vector<size_t> starts = {0};
+    for (size_t i = 1; i < held_.size(); ++i)
+      if (held_[i].time < held_[i - 1].time) starts.push_back(i);
+    starts.push_back(held_.size());
+    const auto by_time = [](const Held& a, const Held& b) { return a.time < b.time; };
+    std::vector<Held> out(held_.size());
+    while (starts.size() > 2) {
+      std::vector<size_t> merged = {0};
+      for (size_t r = 0; r + 1 < starts.size(); r += 2) {
+        const size_t mid = starts[r + 1], end = r + 2 < starts.size() ? starts[r + 2] : mid;
+        std::merge(held_.begin() + static_cast<std::ptrdiff_t>(starts[r]),
+                   held_.begin() + static_cast<std::ptrdiff_t>(mid),
+                   held_.begin() + static_cast<std::ptrdiff_t>(mid),
+                   held_.begin() + static_cast<std::ptrdiff_t>(end),
+                   out.begin() + static_cast<std::ptrdiff_t>(starts[r]), by_time);
+        merged.push_back(end);
+      }
+      held_.swap(out);
+      starts.swap(merged);
+    }
   }
 
   void deliver(const Pending& p) {
@@ -418,21 +501,35 @@ class Reader {
   std::unordered_map<uint64_t, uint32_t> attr_of_id_;
   std::unique_ptr<TracingData> tracing_;
 
-  bool ordered_ = false;
-  std::vector<Pending> pending_;
+  bool pipe_ = false, ordered_ = false;
+  std::vector<Held> held_;
   bool sorted_ = true;
-  uint64_t seq_ = 0, max_time_ = 0, next_flush_ = 0;
+  uint64_t max_time_ = 0, next_flush_ = 0;
   int lines_ = 0;
 };
 
 }  // namespace
 
 std::optional<std::string> perf_data_needs_perf_script(std::string_view bytes) {
+  const std::optional<std::string> compressed = "compressed records (perf record -z)";
   if (bytes.size() < kPipeHeaderSize || bytes.substr(0, 8) != kMagic) return std::nullopt;
-  if (word_at<uint64_t>(bytes, 8) == kPipeHeaderSize) return "perf's pipe format";
+  if (word_at<uint64_t>(bytes, 8) == kPipeHeaderSize) {
+    // The pipe format has no header to say so: its records are compressed if one comes before
+    // the first sample. A record that does not fit is left to the reader to refuse.
+    for (uint64_t at = kPipeHeaderSize; bytes.size() - at >= kRecordHeaderSize;) {
+      const uint32_t type = word_at<uint32_t>(bytes, at);
+      const uint16_t size = word_at<uint16_t>(bytes, at + 6);
+      if (type == kRecordCompressed || type == kRecordCompressed2) return compressed;
+      if (type == kRecordSample || size < kRecordHeaderSize || size > bytes.size() - at) break;
+      const uint64_t extra = bytes_after(bytes, at, type, size);
+      if (extra > bytes.size() - at - size) break;
+      at += size + extra;
+    }
+    return std::nullopt;
+  }
   if (bytes.size() < kFileHeaderSize) return std::nullopt;
   const uint64_t word = word_at<uint64_t>(bytes, kFeaturesAt + 8 * (kFeatureCompressed / 64));
-  if (word >> (kFeatureCompressed % 64) & 1) return "compressed records (perf record -z)";
+  if (word >> (kFeatureCompressed % 64) & 1) return compressed;
   return std::nullopt;
 }
 

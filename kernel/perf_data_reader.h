@@ -1,6 +1,7 @@
 // perf.data read by vlag itself, no perf needed (SPEC.md §6.2): the file header, the attrs (one
 // per recorded event; the ids that tell a sample's event), the tracepoints' formats
-// (HEADER_TRACING_DATA, kernel/tracing_data.h), then the records — each PERF_RECORD_SAMPLE's
+// (HEADER_TRACING_DATA, kernel/tracing_data.h) — in perf's pipe format (`perf record -o -`)
+// records among the events, PERF_RECORD_HEADER_ATTR and _TRACING_DATA — then the records — each PERF_RECORD_SAMPLE's
 // PERF_SAMPLE_RAW decoded by its tracepoint's format (kernel/tracepoint_decoder.h). Samples are
 // put in the order perf script prints them: perf sorts by time what it holds, and at each
 // PERF_RECORD_FINISHED_ROUND passes on what is no later than the latest time it had held at the
@@ -22,15 +23,15 @@
 
 namespace vlag::kernel {
 
-/// Why the native reader leaves the perf.data whose bytes these are to perf script — perf's pipe
-/// format, or records compressed with perf record -z, which vlag does not decode — or nullopt
-/// when it reads them itself.
+/// Why the native reader leaves the perf.data whose bytes these are to perf script — records
+/// compressed with perf record -z, which vlag does not decode — or nullopt when it reads them.
 std::optional<std::string> perf_data_needs_perf_script(std::string_view bytes);
 
 /// Reads the perf.data whose bytes these are (`name` in messages), passing each sched event to
 /// sink in perf script's order. Throws vlag::Error naming `name` and what is wrong — a bad magic,
-/// the other byte order, the pipe format, a header section, attr, record or sample that runs
-/// past its end, a record of a size less than its header, no tracing data, compressed records —
+/// the other byte order, a header section, attr, record or sample that runs past its end, a
+/// record of a size less than its header, a sample before its attr or tracing data, no tracing
+/// data, compressed records —
 /// or, without keep_going, "NAME:LINE: …" at the first sample the text parser would refuse on
 /// that line, or lost records there.
 PerfParseStats read_perf_data_bytes(std::string_view bytes, const std::string& name,

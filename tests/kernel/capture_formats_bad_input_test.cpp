@@ -63,20 +63,23 @@ TEST(CaptureFormatsBadInput, NotAPerfData) {
   expect_refused(d.file("zeros.bin", std::string(4096, '\0')), ":1: field 'line': NUL byte");
 }
 
-// perf.data is read without perf; only its pipe format is left to perf script, so only that needs
-// perf on PATH, and says so when it is not there.
+// perf.data is read without perf; only compressed records are left to perf script, so only they
+// need perf on PATH, and say so when it is not there.
 TEST(CaptureFormatsBadInput, PerfMissingFromPath) {
   TempDir d;
   const auto r = shell("PATH=/nonexistent " + std::string(VLAG_BINARY) + " kernel check " +
                            quoted(formats("perf.data")) + " >/dev/null",
                        d);
   EXPECT_EQ(r.status, 0) << r.err;
-  std::string pipe = "PERFILE2" + std::string(8, '\0') + std::string(64, '\0');
-  pipe[8] = 16;  // the pipe format's 16-byte header
-  const std::string file = d.file("pipe.data", pipe);
+  // The pipe format's 16-byte header, then a PERF_RECORD_COMPRESSED of 16 bytes.
+  std::string bytes = "PERFILE2" + std::string(8 + 16, '\0');
+  bytes[8] = 16;
+  bytes[16] = 81;
+  bytes[16 + 6] = 16;
+  const std::string file = d.file("compressed.data", bytes);
   expect_refused(file,
-                 "a perf.data with perf's pipe format, which vlag reads through perf script, but "
-                 "cannot run perf: not found on PATH (Debian package linux-perf)",
+                 "a perf.data with compressed records (perf record -z), which vlag reads through "
+                 "perf script, but cannot run perf: not found on PATH (Debian package linux-perf)",
                  "PATH=/nonexistent ");
   // The message is the same in-process.
   const char* path = std::getenv("PATH");
@@ -89,8 +92,8 @@ TEST(CaptureFormatsBadInput, PerfMissingFromPath) {
     what = e.what();
   }
   setenv("PATH", saved.c_str(), 1);
-  EXPECT_NE(what.find("pipe.data: a perf.data with perf's pipe format, which vlag reads through "
-                      "perf script, but cannot run perf"),
+  EXPECT_NE(what.find("compressed.data: a perf.data with compressed records (perf record -z), "
+                      "which vlag reads through perf script, but cannot run perf"),
             std::string::npos)
       << what;
 }

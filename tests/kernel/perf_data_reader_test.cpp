@@ -1,7 +1,7 @@
 // The native perf.data reader (kernel/perf_data_reader.h) against the text parser on the same
 // capture (tests/data/formats: perf.data and its `perf script` text, perf.txt): event for event,
 // line numbers and prev_state as printed too, with perf nowhere on PATH; lost records refused at
-// their place; and bad input — a bad magic, the other byte order, the pipe format, a record size
+// their place; the pipe format; and bad input — a bad magic, the other byte order, a record size
 // less than its header or past the events, a sample cut inside its fields, no tracing data —
 // refused naming the file and what is wrong, in-process and as `vlag kernel check` (exit 2).
 #include "kernel/perf_data_reader.h"
@@ -202,6 +202,54 @@ void expect_refusal(const std::string& bytes, const std::string& words) {
   EXPECT_NE(what.find(words), std::string::npos) << what;
 }
 
+// The same capture in perf's pipe format (`perf record -o -`): the attrs and the tracing data are
+// records before the events, the tracing data's bytes after its record.
+std::string pipe_form(const std::string& file) {
+  std::string out = "PERFILE2" + std::string(8, '\0');
+  put<uint64_t>(out, 8, 16);
+  const auto record = [&](uint32_t type, const std::string& body) {
+    std::string r(8, '\0');
+    put<uint32_t>(r, 0, type);
+    put<uint16_t>(r, 6, static_cast<uint16_t>(8 + body.size()));
+    out += r + body;
+  };
+  const auto attr_size = get<uint64_t>(file, 16), attrs = get<uint64_t>(file, 24);
+  for (uint64_t at = attrs; at < attrs + get<uint64_t>(file, 32); at += attr_size) {
+    const auto ids = get<uint64_t>(file, at + attr_size - 16);
+    record(64, file.substr(at, attr_size - 16) +
+                   file.substr(ids, get<uint64_t>(file, at + attr_size - 8)));
+  }
+  const auto data = get<uint64_t>(file, 40), data_size = get<uint64_t>(file, 48);
+  const auto tracing = get<uint64_t>(file, data + data_size);  // the first feature section
+  const auto tracing_size = get<uint64_t>(file, data + data_size + 8);
+  std::string size(8, '\0');
+  put<uint32_t>(size, 0, static_cast<uint32_t>(tracing_size));
+  record(66, size);
+  out += file.substr(tracing, tracing_size) + std::string((8 - tracing_size % 8) % 8, '\0');
+  return out + file.substr(data, data_size);
+}
+
+TEST(PerfDataReader, ReadsThePipeFormat) {
+  const std::string pipe = pipe_form(read_bytes(formats("perf.data")));
+  EXPECT_EQ(perf_data_needs_perf_script(pipe), std::nullopt);
+  expect_same(native_events(pipe), text_events(formats("perf.txt")));
+}
+
+// Compressed records (perf record -z) are left to perf script: a file's header says so, and in
+// the pipe format the first such record before any sample.
+TEST(PerfDataReader, LeavesCompressedRecordsToPerfScript) {
+  const std::string good = read_bytes(formats("perf.data"));
+  EXPECT_EQ(perf_data_needs_perf_script(good), std::nullopt);
+  std::string b = good;
+  put<uint64_t>(b, 72, get<uint64_t>(b, 72) | uint64_t{1} << 27);
+  EXPECT_EQ(perf_data_needs_perf_script(b), "compressed records (perf record -z)");
+  std::string pipe = pipe_form(good);
+  const size_t first = pipe.size() - get<uint64_t>(good, 48);  // the first event record
+  put<uint32_t>(pipe, first, 81);
+  EXPECT_EQ(perf_data_needs_perf_script(pipe), "compressed records (perf record -z)");
+  expect_refusal(pipe, "compressed events (perf record -z), which vlag reads only through perf");
+}
+
 TEST(PerfDataReader, RefusesBadHeaders) {
   const std::string good = read_bytes(formats("perf.data"));
   std::string b = good;
@@ -211,10 +259,8 @@ TEST(PerfDataReader, RefusesBadHeaders) {
   b.replace(0, 8, "2ELIFREP");
   expect_refusal(b, "the other byte order than this machine's");
   b = good;
-  put<uint64_t>(b, 8, 16);
-  expect_refusal(b, "pipe format, which vlag reads only through perf script");
-  EXPECT_EQ(perf_data_needs_perf_script(b), "perf's pipe format");
-  EXPECT_EQ(perf_data_needs_perf_script(good), std::nullopt);
+  put<uint64_t>(b, 8, 72);
+  expect_refusal(b, "its header says it is 72 bytes, not 104");
   expect_refusal(good.substr(0, 60), "truncated perf.data: 60 bytes, less than its 104 bytes");
   expect_refusal(good.substr(0, good.size() / 2), "truncated perf.data: its events section");
   b = good;
