@@ -1,13 +1,18 @@
 #include "kernel/tracepoint_decoder.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstring>
 #include <string_view>
 #include <utility>
 
+#include "kernel/command_output.h"
 #include "kernel/perf_script.h"
 #include "kernel/text_fields.h"
+#include "spec/error.h"
 
 namespace vlag::kernel {
 namespace {
@@ -188,24 +193,83 @@ const TracepointDecoder::StateText& TracepointDecoder::prev_state(int64_t value,
       std::memset(scratch_.data() + b.field->offset, 0, static_cast<size_t>(b.field->size));
       scratch_[static_cast<size_t>(b.field->offset)] = 'x';
     }
+  const tep_format_field* state = nullptr;
+  for (const Bound& b : fields_)
+    if (b.slot == Slot::PrevState) state = b.field;
+  // The value asked for, and the first time the values a kernel writes — none, one state bit,
+  // two — so that a capture's few distinct values take one child, not one each.
+  std::vector<int64_t> values = {value};
+  if (!guessed_) {
+    guessed_ = true;
+    for (int i = -1; i < 16; ++i)
+      for (int j = i; j < 16; ++j)
+        values.push_back((i < 0 ? 0 : int64_t{1} << i) | (j < 0 ? 0 : int64_t{1} << j));
+  }
   tep_record record{};
   record.data = scratch_.data();
   record.size = static_cast<int>(size);
-  trace_seq_reset(&seq_);
-  tep_print_event(tep_, &seq_, &record, "%s", TEP_PRINT_INFO);
-  trace_seq_terminate(&seq_);
-  const std::string_view info(seq_.buffer, seq_.len);
-  constexpr std::string_view kKey = "prev_state=";
-  const size_t at = info.find(kKey);
-  if (at == std::string_view::npos) bad_field(file, line, "prev_state", "missing");
-  const size_t from = at + kKey.size();
-  const std::string_view shown = info.substr(from, info.find(" ==> ", from) - from);
-  // The text parser judges the printed state: what it refuses, or how it reads it, is the same.
-  const KernelEvent parsed = parse_perf_line(
-      "x 1/1 [000] 1.000000001: sched_switch: prev_comm=x prev_pid=1 prev_prio=120 prev_state=" +
-          std::string(shown) + " ==> next_comm=x next_pid=1 next_prio=120",
-      file, line);
-  return states_.emplace(value, StateText{parsed.prev_state, parsed.prev_leave}).first->second;
+  // Printed in a child: the print format is the file's, and libtraceevent crashes on some
+  // corrupt ones. Per value: the value, then 'y' and the printed state up to a NUL, or 'n' when
+  // the print format does not print prev_state.
+  const ChildResult printed = run_in_child([&](int out) {
+    std::string sent;
+    for (const int64_t v : values) {
+      std::memcpy(scratch_.data() + state->offset, &v, static_cast<size_t>(state->size));
+      trace_seq_reset(&seq_);
+      tep_print_event(tep_, &seq_, &record, "%s", TEP_PRINT_INFO);
+      const std::string_view info(seq_.buffer, seq_.len);
+      constexpr std::string_view kKey = "prev_state=";
+      const size_t at = info.find(kKey);
+      sent.append(reinterpret_cast<const char*>(&v), sizeof v);
+      if (at == std::string_view::npos) {
+        sent += 'n';
+        continue;
+      }
+      const size_t from = at + kKey.size();
+      sent += 'y';
+      sent += info.substr(from, std::min(info.find(" ==> ", from), info.find('\0', from)) - from);
+      sent += '\0';
+    }
+    for (const char* p = sent.data(); p < sent.data() + sent.size();) {
+      const ssize_t n = write(out, p, static_cast<size_t>(sent.data() + sent.size() - p));
+      if (n <= 0) _exit(1);
+      p += n;
+    }
+  });
+  if (!printed.ok)  // a signal, or the exit a sanitizer makes of one
+    bad_field(file, line, "prev_state",
+              "libtraceevent died printing it by sched_switch's print format (" + printed.how +
+                  "): a corrupt perf.data");
+  const std::string_view got = printed.output;
+  for (size_t at = 0; at + sizeof(int64_t) < got.size();) {
+    int64_t v = 0;
+    std::memcpy(&v, got.data() + at, sizeof v);
+    at += sizeof v;
+    const bool shown = got[at++] == 'y';
+    const size_t end = shown ? got.find('\0', at) : at;
+    if (end == std::string_view::npos) break;
+    const std::string_view text = got.substr(at, end - at);
+    at = shown ? end + 1 : end;
+    if (!shown) {
+      if (v == value) bad_field(file, line, "prev_state", "missing");
+      continue;
+    }
+    // The text parser judges the printed state: what it refuses, or how it reads it, is the
+    // same. A guessed value it refuses is left for a sample that has it.
+    try {
+      const KernelEvent parsed = parse_perf_line(
+          "x 1/1 [000] 1.000000001: sched_switch: prev_comm=x prev_pid=1 prev_prio=120 "
+          "prev_state=" +
+              std::string(text) + " ==> next_comm=x next_pid=1 next_prio=120",
+          file, line);
+      states_.emplace(v, StateText{parsed.prev_state, parsed.prev_leave});
+    } catch (const Error&) {
+      if (v == value) throw;
+    }
+  }
+  const auto it = states_.find(value);
+  if (it == states_.end()) bad_field(file, line, "prev_state", "printing it gave nothing");
+  return it->second;
 }
 
 void TracepointDecoder::decode(const uint8_t* raw, uint32_t size, KernelEvent& e,

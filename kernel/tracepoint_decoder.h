@@ -2,7 +2,9 @@
 // fields: the fields are found once in the tracepoint's format (kernel/tracing_data.h) and read
 // by offset, with the range checks and messages of the text parser (kernel/perf_script.h), so a
 // sample reads as its line of `perf script` text does. prev_state is printed by the format's own
-// print fmt (libtraceevent), as perf script prints it, once per distinct value.
+// print fmt (libtraceevent), as perf script prints it, once per distinct value, in a child
+// process (a corrupt print format can crash the library): the first time for the values kernels
+// write, so a capture takes one child.
 #pragma once
 
 #include <traceevent/event-parse.h>
@@ -70,9 +72,10 @@ class TracepointDecoder {
   tep_event* event_;
   std::string name_;
   std::optional<KernelEventKind> kind_;
-  std::vector<Bound> fields_;   // in the order the print format prints them
-  std::string missing_;         // "field 'K': missing" when the format lacks a field the kind needs
+  std::vector<Bound> fields_;  // in the order the print format prints them
+  std::string missing_;        // "field 'K': missing" when the format lacks a field the kind needs
   std::unordered_map<int64_t, StateText> states_;
+  bool guessed_ = false;          // the usual values printed already
   std::vector<uint8_t> scratch_;  // a sample's data copied for printing, zeros after it
   trace_seq seq_;
 };

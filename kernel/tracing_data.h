@@ -3,7 +3,8 @@
 // ring buffer's header formats, the ftrace formats, then per subsystem the format files of its
 // events) parsed into a libtraceevent handle: the tracepoints' fields — offsets, sizes, signs —
 // and print formats, by event id. Only what the formats need is read; kallsyms, printk formats
-// and saved command lines after them are not.
+// and saved command lines after them are not. libtraceevent crashes on some corrupt formats, so
+// it parses them in a child process first (kernel/command_output.h): such a file is an error.
 #pragma once
 
 #include <memory>
@@ -18,7 +19,8 @@ class TracingData {
  public:
   /// Parses `section` (the feature section's bytes) of the perf.data `name`. Throws vlag::Error
   /// "NAME: tracing data: …" naming what is wrong: a bad magic, a length that runs past the
-  /// section, a byte order or long size other than this machine's.
+  /// section, a byte order or long size other than this machine's, formats that crash
+  /// libtraceevent.
   TracingData(std::string_view section, const std::string& name);
   ~TracingData();
   TracingData(const TracingData&) = delete;

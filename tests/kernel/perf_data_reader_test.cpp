@@ -2,8 +2,9 @@
 // capture (tests/data/formats: perf.data and its `perf script` text, perf.txt): event for event,
 // line numbers and prev_state as printed too, with perf nowhere on PATH; lost records refused at
 // their place; the pipe format; and bad input — a bad magic, the other byte order, a record size
-// less than its header or past the events, a sample cut inside its fields, no tracing data —
-// refused naming the file and what is wrong, in-process and as `vlag kernel check` (exit 2).
+// less than its header or past the events, a sample cut inside its fields, no tracing data, a
+// format that crashes libtraceevent — refused naming the file and what is wrong, in-process and
+// as `vlag kernel check` (exit 2).
 #include "kernel/perf_data_reader.h"
 
 #include <gtest/gtest.h>
@@ -266,6 +267,17 @@ TEST(PerfDataReader, RefusesBadHeaders) {
   b = good;
   put<uint64_t>(b, 72, get<uint64_t>(b, 72) & ~uint64_t{2});  // no HEADER_TRACING_DATA bit
   expect_refusal(b, "it holds no tracing data (HEADER_TRACING_DATA)");
+}
+
+// A NUL byte 810 bytes into the fixture's tracing data, inside a format, crashes libtraceevent
+// 1.7.1 as it parses it: the reader runs the library in a child first, so the file is refused
+// naming it, and whatever a later library makes of the byte, nothing crashes here.
+TEST(PerfDataReader, AFormatThatCrashesLibtraceeventIsNoCrash) {
+  std::string b = read_bytes(formats("perf.data"));
+  const auto end = get<uint64_t>(b, 40) + get<uint64_t>(b, 48);
+  b[get<uint64_t>(b, end) + 810] = '\0';
+  const std::string what = refusal(b);
+  EXPECT_TRUE(what.empty() || what.rfind("perf.data: ", 0) == 0) << what;
 }
 
 TEST(PerfDataReader, RefusesCorruptRecords) {
