@@ -35,7 +35,7 @@ struct Attr {
 };
 
 // A sample or a loss as its record gives it.
-struct Pending {
+struct Parsed {
   uint64_t time;
   const uint8_t* raw;
   uint32_t raw_size;
@@ -296,12 +296,12 @@ class Reader {
     return {rec + kRecordHeaderSize, rec + word_at<uint16_t>(bytes_, at + 6)};
   }
 
-  Pending parse(uint64_t at) const {
+  Parsed parse(uint64_t at) const {
     const uint32_t type = word_at<uint32_t>(bytes_, at);
     return type == kRecordSample ? sample(at) : lost(at, type);
   }
 
-  Pending sample(uint64_t at) const {
+  Parsed sample(uint64_t at) const {
     Cursor c = body_of(at);
     if (attrs_list_.empty()) fail_record(at, "a sample before any attr");
     if (!tracing_) no_tracing_data();
@@ -324,7 +324,7 @@ class Reader {
     }
     const Attr& a = attrs_list_[index];
     const uint64_t st = a.sample_type;
-    Pending p{};
+    Parsed p{};
     p.attr = index;
     p.pid = p.tid = -1;
     p.cpu = UINT32_MAX;
@@ -360,9 +360,9 @@ class Reader {
     return c.read(nr) && c.skip(times) && nr <= c.left() / value && c.skip(nr * value);
   }
 
-  Pending lost(uint64_t at, uint32_t type) const {
+  Parsed lost(uint64_t at, uint32_t type) const {
     Cursor c = body_of(at);
-    Pending p{};
+    Parsed p{};
     p.attr = kLoss;
     p.cpu = UINT32_MAX;
     p.time = UINT64_MAX;  // not known: passed on at once, as perf does
@@ -395,7 +395,7 @@ class Reader {
   // perf's ordered events (tools/perf/util/ordered-events.c): each event is held in time order,
   // ties in file order; a round passes on what is no later than the latest time held at the
   // round before. Without times, or with none to sort by, each goes on at once.
-  void queue(const Pending& p, uint64_t at) {
+  void queue(const Parsed& p, uint64_t at) {
     if (!ordered_ || p.time == 0 || p.time == UINT64_MAX) {
       deliver(p);
       return;
@@ -445,7 +445,7 @@ class Reader {
     }
   }
 
-  void deliver(const Pending& p) {
+  void deliver(const Parsed& p) {
     try {
       if (p.attr == kLoss) {
         fail_at(name_, lines_ + 1,
@@ -466,7 +466,7 @@ class Reader {
 
   // The sample's header as perf script prints it ("pid/tid [cpu] seconds.ns:"), read as the text
   // parser reads it, then its event's fields.
-  void emit(const Pending& p, KernelEvent& e) {
+  void emit(const Parsed& p, KernelEvent& e) {
     const int line = e.line;
     if (p.cpu > kCpuMax)
       fail_at(name_, line,
@@ -527,7 +527,9 @@ std::optional<std::string> perf_data_needs_perf_script(std::string_view bytes) {
     }
     return std::nullopt;
   }
-  if (bytes.size() < kFileHeaderSize) return std::nullopt;
+  // A header of another size is the reader's to refuse.
+  if (bytes.size() < kFileHeaderSize || word_at<uint64_t>(bytes, 8) != kFileHeaderSize)
+    return std::nullopt;
   const uint64_t word = word_at<uint64_t>(bytes, kFeaturesAt + 8 * (kFeatureCompressed / 64));
   if (word >> (kFeatureCompressed % 64) & 1) return compressed;
   return std::nullopt;

@@ -1,16 +1,16 @@
 // perf.data read by vlag itself, no perf needed (SPEC.md §6.2): the file header, the attrs (one
 // per recorded event; the ids that tell a sample's event), the tracepoints' formats
-// (HEADER_TRACING_DATA, kernel/tracing_data.h) — in perf's pipe format (`perf record -o -`)
-// records among the events, PERF_RECORD_HEADER_ATTR and _TRACING_DATA — then the records — each PERF_RECORD_SAMPLE's
-// PERF_SAMPLE_RAW decoded by its tracepoint's format (kernel/tracepoint_decoder.h). Samples are
-// put in the order perf script prints them: perf sorts by time what it holds, and at each
-// PERF_RECORD_FINISHED_ROUND passes on what is no later than the latest time it had held at the
-// round before (tools/perf/util/ordered-events.c), so an event of one CPU that reaches the file
-// late still lands among the others'. Each sample's `line` is the line perf script prints it on;
-// its fields, checks and messages are the text parser's, so a report on the perf.data and one on
-// its `perf script` text are the same. Records lost (PERF_RECORD_LOST, PERF_RECORD_LOST_SAMPLES)
-// are refused at their place in that order as trace-cmd's lost-events line is (with keep_going,
-// counted as a skipped line).
+// (HEADER_TRACING_DATA, kernel/tracing_data.h) — in perf's pipe format (`perf record -o -`),
+// records among the events: PERF_RECORD_HEADER_ATTR and _TRACING_DATA — then the records, each
+// PERF_RECORD_SAMPLE's PERF_SAMPLE_RAW decoded by its tracepoint's format
+// (kernel/tracepoint_decoder.h). Samples are put in the order perf script prints them: perf sorts
+// by time what it holds, and at each PERF_RECORD_FINISHED_ROUND passes on what is no later than
+// the latest time it had held at the round before (tools/perf/util/ordered-events.c), so an
+// event of one CPU that reaches the file late still lands among the others'. Each sample's `line`
+// is the line perf script prints it on; its fields, checks and messages are the text parser's,
+// so a report on the perf.data and one on its `perf script` text are the same. Records lost
+// (PERF_RECORD_LOST, PERF_RECORD_LOST_SAMPLES) are refused at their place in that order as
+// trace-cmd's lost-events line is (with keep_going, counted as a skipped line).
 #pragma once
 
 #include <functional>
