@@ -88,8 +88,8 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
       "or trace.dat (SPEC.md 6.2)");
   check
       ->add_option("files", copts->files,
-                   "Captures: perf script / trace-cmd report text, perf.data (read through perf "
-                   "script), trace.dat; - for standard input (a binary one only redirected from "
+                   "Captures: perf script / trace-cmd report text, perf.data (read by vlag "
+                   "itself), trace.dat; - for standard input (a binary one only redirected from "
                    "a file)")
       ->required();
   check->add_option("--snapshot", copts->snapshots,

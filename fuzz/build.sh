@@ -44,8 +44,9 @@ done
 wait
 
 targets=(differential_fuzzer tree_fuzzer invariant_fuzzer hierarchy_fuzzer perf_script_fuzzer
-         sched_debug_fuzzer trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer)
-libraries=(gmpxx gmp z3 simdjson fmt)
+         perf_data_fuzzer sched_debug_fuzzer trace_parser_fuzzer rtapp_fuzzer cfs_fuzzer)
+# traceevent: the perf.data reader parses the tracepoints' formats with it.
+libraries=(gmpxx gmp z3 simdjson fmt traceevent)
 for target in "${targets[@]}"; do
   # $ORIGIN/lib: the engines' runners lack these libraries; they travel with the targets.
   # shellcheck disable=SC2086,SC2016

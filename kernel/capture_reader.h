@@ -1,6 +1,6 @@
 // Reading a capture's files, written once for `vlag kernel check`, `import` and `snapshot`
 // (SPEC.md §6): one pipeline for every form a capture comes in — perf script / trace-cmd report
-// text (kernel/perf_script.h), perf.data (through perf script, kernel/perf_data.h) and trace.dat
+// text (kernel/perf_script.h), perf.data (read natively, kernel/perf_data.h) and trace.dat
 // (through libtracecmd, kernel/trace_dat.h), told apart by their first bytes — whose events are
 // merged across CPUs in time (kernel/time_merge.h) on their way to a consumer; and sched debug
 // snapshots (kernel/sched_debug.h). FILE may be "-": standard input.

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <streambuf>
 
@@ -196,6 +197,18 @@ std::string CommandOutput::last_error_line() const {
   const size_t newline = t.rfind('\n', end);
   const size_t start = newline == std::string::npos ? 0 : newline + 1;
   return t.substr(start, end + 1 - start);
+}
+
+ChildResult run_in_child(const std::function<void(int out)>& body) {
+  CommandOutput child([&](int out, int) {
+    body(out);
+    return 0;
+  });
+  ChildResult r;
+  r.output.assign(std::istreambuf_iterator<char>(child.out()), std::istreambuf_iterator<char>());
+  r.ok = child.finish();
+  r.how = child.how_it_ended();
+  return r;
 }
 
 PerfParseStats parse_child_output(CommandOutput& child, const std::string& name,

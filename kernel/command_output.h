@@ -1,10 +1,12 @@
 // A program — or a function run in a child process — whose standard output is read as a stream
-// while it is written, no temporary file between: how kernel/perf_data.h reads `perf script`, and
+// while it is written, no temporary file between: how kernel/perf_data.h reads `perf script` (for
+// the compressed records it does not decode itself), and
 // kernel/trace_dat.h libtracecmd's reading of a trace.dat (in a child, so that a corrupt file
 // that crashes the library ends the child, not vlag). Its standard error is read alongside (so
 // neither pipe fills and stalls it) and its last line kept for the message when it fails. And
 // the one way such output is parsed: as capture text (kernel/perf_script.h), the program's
-// failure taking precedence over the parser's, since it explains it.
+// failure taking precedence over the parser's, since it explains it. And a call whose result is
+// read whole from such a child.
 #pragma once
 
 #include <sys/types.h>
@@ -60,6 +62,18 @@ class CommandOutput {
   int signal_ = 0;
   std::string ended_;
 };
+
+/// What a library call run in a child process (run_in_child) gave.
+struct ChildResult {
+  bool ok = false;     // it exited with status 0
+  std::string how;     // how it ended, for a message
+  std::string output;  // all it wrote to `out`
+};
+
+/// Runs body(out) in a child process, which writes what the parent needs to the descriptor `out`,
+/// so that a library crashing on bad input ends the child, not vlag (the perf.data reader's
+/// libtraceevent calls).
+ChildResult run_in_child(const std::function<void(int out)>& body);
 
 /// Parses what `child` prints as capture text named `name`, passing each event to sink. When the
 /// child fails, failed(child) is thrown instead of whatever the parser made of its output; when

@@ -1,20 +1,26 @@
 #include "kernel/perf_data.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <bit>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "kernel/command_output.h"
+#include "kernel/perf_data_layout.h"
+#include "kernel/perf_data_reader.h"
 #include "spec/error.h"
 
 namespace vlag::kernel {
 namespace {
 
-constexpr std::string_view kMagic = "PERFILE2";
-constexpr std::string_view kMagicSwapped =
-    "2ELIFREP";  // written on a machine of the other byte order
+using perf_layout::kMagic;
+using perf_layout::kMagicSwapped;
 
 // The head of perf.data's file header (tools/perf/util/header.h): sections are {offset, size}.
 struct Section {
@@ -31,8 +37,8 @@ static_assert(sizeof(FileHeader) == 104);
 
 std::string bytes(uint64_t n) { return std::to_string(n) + " bytes"; }
 
-// Refuses a file that ends before what its header says it holds: perf itself would crash or say
-// only "incompatible file format" on it.
+// Refuses a file that ends before what its header says it holds, with what it lacks (perf itself
+// would crash or say only "incompatible file format" on it).
 void check_not_truncated(const std::string& path, const std::string& name) {
   std::error_code ec;
   const uint64_t end = std::filesystem::file_size(path, ec);
@@ -41,7 +47,8 @@ void check_not_truncated(const std::string& path, const std::string& name) {
   FileHeader h{};
   in.read(reinterpret_cast<char*>(&h), sizeof h);
   in.clear();
-  if (std::string_view(h.magic, 8) != kMagic) return;  // the other byte order: perf judges it
+  if (std::string_view(h.magic, 8) != kMagic)
+    return;  // the other byte order: the reader refuses it
   if (end < 16)
     throw Error(name + ": truncated perf.data: " + bytes(end) + ", less than its header");
   if (h.size != sizeof h) return;  // the pipe format: no sections to check
@@ -70,6 +77,60 @@ void check_not_truncated(const std::string& path, const std::string& name) {
   }
 }
 
+// The file's bytes, mapped rather than read: the reader walks them once, in place.
+class MappedFile {
+ public:
+  MappedFile(const std::string& path, const std::string& name) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(name + ": cannot open: " + std::strerror(errno));
+    const off_t end = lseek(fd, 0, SEEK_END);
+    size_ = end > 0 ? static_cast<size_t>(end) : 0;
+    if (size_ > 0) {
+      // Populated at once: one walk over every page follows, and faulting them in one by one costs
+      // more than the walk.
+      void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p == MAP_FAILED) {
+        const int err = errno;
+        close(fd);
+        throw Error(name + ": cannot map it: " + std::strerror(err));
+      }
+      data_ = static_cast<const char*>(p);
+    }
+    close(fd);
+  }
+  ~MappedFile() {
+    if (data_) munmap(const_cast<char*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view bytes() const { return {data_, size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// What vlag does not decode itself (perf_data_needs_perf_script) is left to perf script, read as
+// its text: the one use of perf at check time.
+PerfParseStats read_through_perf_script(const std::string& path, const std::string& name,
+                                        const std::string& why,
+                                        const std::function<void(KernelEvent&)>& sink,
+                                        const PerfParseOptions& options) {
+  std::unique_ptr<CommandOutput> perf;
+  try {
+    perf = std::make_unique<CommandOutput>(perf_script_command(path));
+  } catch (const Error& e) {
+    throw Error(name + ": a perf.data with " + why +
+                ", which vlag reads through perf script, but " + e.what() +
+                " (Debian package linux-perf)");
+  }
+  return parse_child_output(*perf, name, sink, options, [&](const CommandOutput& p) {
+    const std::string last = p.last_error_line();
+    return name + ": perf script failed (" + p.how_it_ended() + ")" +
+           (last.empty() ? std::string() : ": " + last);
+  });
+}
+
 }  // namespace
 
 bool is_perf_data(std::string_view head) {
@@ -86,18 +147,10 @@ PerfParseStats read_perf_data(const std::string& path, const std::string& name,
                               const std::function<void(KernelEvent&)>& sink,
                               const PerfParseOptions& options) {
   check_not_truncated(path, name);
-  std::unique_ptr<CommandOutput> perf;
-  try {
-    perf = std::make_unique<CommandOutput>(perf_script_command(path));
-  } catch (const Error& e) {
-    throw Error(name + ": a perf.data, read through perf script, but " + e.what() +
-                " (Debian package linux-perf)");
-  }
-  return parse_child_output(*perf, name, sink, options, [&](const CommandOutput& p) {
-    const std::string last = p.last_error_line();
-    return name + ": perf script failed (" + p.how_it_ended() + ")" +
-           (last.empty() ? std::string() : ": " + last);
-  });
+  const MappedFile file(path, name);
+  if (const auto why = perf_data_needs_perf_script(file.bytes()))
+    return read_through_perf_script(path, name, *why, sink, options);
+  return read_perf_data_bytes(file.bytes(), name, sink, options);
 }
 
 }  // namespace vlag::kernel

@@ -1,0 +1,83 @@
+// How the raw bytes of one sched tracepoint's samples (PERF_SAMPLE_RAW) become a KernelEvent's
+// fields: the fields are found once in the tracepoint's format (kernel/tracing_data.h) and read
+// by offset, with the range checks and messages of the text parser (kernel/perf_script.h), so a
+// sample reads as its line of `perf script` text does. prev_state is printed by the format's own
+// print fmt (libtraceevent), as perf script prints it, once per distinct value, in a child
+// process (a corrupt print format can crash the library): the first time for the values kernels
+// write, so a capture takes one child.
+#pragma once
+
+#include <traceevent/event-parse.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/events.h"
+
+namespace vlag::kernel {
+
+class TracepointDecoder {
+ public:
+  /// Which KernelEvent field a format field fills.
+  enum class Slot : uint8_t {
+    Comm,
+    Pid,
+    Prio,
+    PrevComm,
+    PrevPid,
+    PrevPrio,
+    PrevState,
+    TargetCpu,
+    OrigCpu,
+    DestCpu,
+    ChildComm,
+    ChildPid,
+    Runtime,
+  };
+
+  /// `event` is the tracepoint's format in `tep`, or null when the tracing data has none; then,
+  /// and for an event the text parser does not know, each sample is refused as that parser
+  /// refuses its line, with `name` (perf's "system:event").
+  TracepointDecoder(tep_handle* tep, tep_event* event, std::string name);
+  ~TracepointDecoder();
+  TracepointDecoder(const TracepointDecoder&) = delete;
+  TracepointDecoder& operator=(const TracepointDecoder&) = delete;
+
+  /// Sets e's kind and the event's fields from `raw` (`size` bytes); throws vlag::Error
+  /// "FILE:LINE: field …" (LINE: e.line) for a field out of range, missing, or outside the data.
+  void decode(const uint8_t* raw, uint32_t size, KernelEvent& e, const std::string& file);
+
+ private:
+  struct Bound {
+    tep_format_field* field;
+    const char* key;  // as the print format names it, and the text parser's messages
+    Slot slot;
+  };
+  struct StateText {
+    std::string text;
+    PrevState leave;
+  };
+
+  int64_t number(const Bound& b, const uint8_t* raw, uint32_t size, const std::string& file,
+                 int line) const;
+  std::string_view text(const Bound& b, const uint8_t* raw, uint32_t size, const std::string& file,
+                        int line) const;
+  const StateText& prev_state(int64_t value, const uint8_t* raw, uint32_t size,
+                              const std::string& file, int line);
+
+  tep_handle* tep_;
+  tep_event* event_;
+  std::string name_;
+  std::optional<KernelEventKind> kind_;
+  std::vector<Bound> fields_;  // in the order the print format prints them
+  std::string missing_;        // "field 'K': missing" when the format lacks a field the kind needs
+  std::unordered_map<int64_t, StateText> states_;
+  bool guessed_ = false;          // the usual values printed already
+  std::vector<uint8_t> scratch_;  // a sample's data copied for printing, zeros after it
+  trace_seq seq_;
+};
+
+}  // namespace vlag::kernel
