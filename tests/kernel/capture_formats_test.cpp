@@ -12,6 +12,7 @@
 
 #include "kernel/capture_reader.h"
 #include "kernel/trace_dat.h"
+#include "tests/kernel/same_events.h"
 #include "tests/kernel/shell_run.h"
 
 namespace vlag::kernel {
@@ -44,30 +45,8 @@ std::vector<KernelEvent> events_of(const std::string& file) {
 
 void expect_same_events(const std::string& binary, const std::string& text) {
   const auto a = events_of(binary), b = events_of(text);
-  ASSERT_EQ(a.size(), b.size()) << binary;
   EXPECT_GT(a.size(), 1000u) << binary;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const KernelEvent &x = a[i], &y = b[i];
-    SCOPED_TRACE(text + ":" + std::to_string(y.line));
-    EXPECT_EQ(x.line, y.line);
-    EXPECT_EQ(x.time_ns, y.time_ns);
-    EXPECT_EQ(x.cpu, y.cpu);
-    EXPECT_EQ(x.current_pid, y.current_pid);
-    EXPECT_EQ(x.kind, y.kind);
-    EXPECT_EQ(x.comm, y.comm);
-    EXPECT_EQ(x.pid, y.pid);
-    EXPECT_EQ(x.prio, y.prio);
-    EXPECT_EQ(x.prev_comm, y.prev_comm);
-    EXPECT_EQ(x.prev_pid, y.prev_pid);
-    EXPECT_EQ(x.prev_prio, y.prev_prio);
-    EXPECT_EQ(x.prev_leave, y.prev_leave);
-    EXPECT_EQ(x.target_cpu, y.target_cpu);
-    EXPECT_EQ(x.orig_cpu, y.orig_cpu);
-    EXPECT_EQ(x.dest_cpu, y.dest_cpu);
-    EXPECT_EQ(x.child_pid, y.child_pid);
-    EXPECT_EQ(x.child_comm, y.child_comm);
-    EXPECT_EQ(x.runtime_ns, y.runtime_ns);
-  }
+  testing::expect_same_events(a, b, text);
 }
 
 TEST(CaptureFormats, EachBinaryFormGivesItsTextsEvents) {

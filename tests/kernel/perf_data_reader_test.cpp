@@ -20,6 +20,7 @@
 #include "kernel/capture_reader.h"
 #include "kernel/perf_script.h"
 #include "spec/error.h"
+#include "tests/kernel/same_events.h"
 #include "tests/kernel/shell_run.h"
 
 namespace vlag::kernel {
@@ -48,31 +49,8 @@ std::vector<KernelEvent> text_events(const std::string& path) {
   return out;
 }
 
-void expect_same(const std::vector<KernelEvent>& a, const std::vector<KernelEvent>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    const KernelEvent &x = a[i], &y = b[i];
-    SCOPED_TRACE("perf.txt:" + std::to_string(y.line));
-    EXPECT_EQ(x.line, y.line);
-    EXPECT_EQ(x.time_ns, y.time_ns);
-    EXPECT_EQ(x.cpu, y.cpu);
-    EXPECT_EQ(x.current_pid, y.current_pid);
-    EXPECT_EQ(x.kind, y.kind);
-    EXPECT_EQ(x.comm, y.comm);
-    EXPECT_EQ(x.pid, y.pid);
-    EXPECT_EQ(x.prio, y.prio);
-    EXPECT_EQ(x.prev_comm, y.prev_comm);
-    EXPECT_EQ(x.prev_pid, y.prev_pid);
-    EXPECT_EQ(x.prev_prio, y.prev_prio);
-    EXPECT_EQ(x.prev_state, y.prev_state);
-    EXPECT_EQ(x.prev_leave, y.prev_leave);
-    EXPECT_EQ(x.target_cpu, y.target_cpu);
-    EXPECT_EQ(x.orig_cpu, y.orig_cpu);
-    EXPECT_EQ(x.dest_cpu, y.dest_cpu);
-    EXPECT_EQ(x.child_pid, y.child_pid);
-    EXPECT_EQ(x.child_comm, y.child_comm);
-    EXPECT_EQ(x.runtime_ns, y.runtime_ns);
-  }
+void expect_same(const std::vector<KernelEvent>& native, const std::vector<KernelEvent>& text) {
+  testing::expect_same_events(native, text, "perf.txt");
 }
 
 // The fixture's records: where each starts, its type and size.
