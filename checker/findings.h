@@ -11,10 +11,10 @@
 // `vlag kernel check --state`'s).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "checker/report.h"
 #include "trace/event.h"
@@ -66,18 +66,21 @@ class Findings {
   int64_t line() const { return line_; }
 
  private:
-  // The stats of an ID, by the address of its registry constant (spec/properties.h) for the few
-  // IDs judged at every event: the report's map, keyed by name, is searched once for each.
+  // The stats of an ID, by the address of its registry constant (spec/properties.h): a slot of
+  // a small table chosen by that address, so that the IDs judged at every event cost no search;
+  // the report's map, keyed by name, is searched when the slot holds another ID.
   InvariantStats& stats(const char* id) {
-    for (const auto& [name, s] : known_)
-      if (name == id) return *s;
-    InvariantStats& s = report_.stats[id];
-    if (known_.size() < 16) known_.push_back({id, &s});
-    return s;
+    Slot& slot = known_[reinterpret_cast<uintptr_t>(id) % known_.size()];
+    if (slot.id != id) slot = {id, &report_.stats[id]};
+    return *slot.stats;
   }
 
+  struct Slot {
+    const char* id = nullptr;
+    InvariantStats* stats = nullptr;
+  };
   Report& report_;
-  std::vector<std::pair<const char*, InvariantStats*>> known_;
+  std::array<Slot, 61> known_{};  // a prime, so that the addresses spread
   std::string file_;
   bool reconstruction_;
   bool capture_;  // "source":"linux": the kernel's numbers, with gaps between records

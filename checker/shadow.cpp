@@ -22,6 +22,13 @@ LinuxTime as_num(const Exact& x, const optimized::Runqueue&) {
 void read_into(Exact& into, const Exact& x) { trace::assign_exact(into, x); }
 void read_into(Exact& into, LinuxTime x) { trace::assign_s64(into, x.value()); }
 
+// V as read by Shadow::V() back in the runqueue's arithmetic, in which a lag is taken: the
+// reading is exact both ways (a Linux V is an s64).
+const Exact& in_arith(const Exact& V, const reference::Runqueue&) { return V; }
+LinuxTime in_arith(const Exact& V, const optimized::Runqueue&) {
+  return LinuxTime(*trace::s64_of(V));
+}
+
 }  // namespace
 
 // The tree queue cannot move: both alternatives are built in place.
@@ -76,9 +83,12 @@ const ShadowEntity& Shadow::entity(EntityId id) const {
         entity_.slice = e.slice;
         read_into(entity_.vruntime, e.vruntime);
         read_into(entity_.deadline, e.deadline);
-        // As the runqueue's observer reports it: the difference taken in the arithmetic.
-        read_into(entity_.vlag,
-                  e.status == Status::Sleeping ? e.vlag : rq.avg_vruntime() - e.vruntime);
+        // As the runqueue's observer reports it: the difference taken in the arithmetic, from
+        // the V kept for this state (avg_vruntime divides: once per change, not per question).
+        if (e.status == Status::Sleeping)
+          read_into(entity_.vlag, e.vlag);
+        else
+          read_into(entity_.vlag, in_arith(V(), rq) - e.vruntime);
         entity_.status = e.status;
       },
       rq_);

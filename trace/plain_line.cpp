@@ -146,47 +146,63 @@ bool plain_value(std::string_view line, size_t& i, PlainValue& v) {
 
 }  // namespace
 
-// The key at line[i] when it is the previous line's key n, so plain: i past its quotes. The key
+// The key at line[i] when it is the previous line's key n, so plain: i at its colon. The key
 // is compared with its quotes and colon, `"key":`, a word or two at once where the line has them.
-bool PlainLine::known_key(std::string_view line, size_t& i, size_t n) const {
+inline bool PlainLine::known_key(std::string_view line, size_t& i, size_t n) const {
   const KeyPattern& k = patterns_[n];
   if (k.size <= 16 && i + 16 <= line.size()) {
     const uint64_t a = load8(line.data() + i), b = load8(line.data() + i + 8);
     if (((a ^ k.words[0]) & k.masks[0]) != 0 || ((b ^ k.words[1]) & k.masks[1]) != 0) return false;
   } else {
-    const std::string_view key = std::string_view(keys_).substr(k.from, k.size - 3);
+    const std::string_view key = kept_key(n);
     if (line.size() - i < k.size || line[i] != '"' || line.substr(i + 1, key.size()) != key ||
         line[i + 1 + key.size()] != '"' || line[i + 2 + key.size()] != ':')
       return false;
   }
-  i += k.size - 1;  // at the colon
+  i += k.size - 1;
   return true;
+}
+
+// Lines of one kind of event have the keys of the line before, in its order: each is compared
+// with its pattern, which checks its quotes and colon too, and the field's key is the one kept. The
+// fields are read up to the first key that differs, which the caller splits on from i.
+PlainLine::Known PlainLine::split_known(std::string_view line, size_t& i) {
+  for (size_t n = 0; n < key_count_; ++n) {
+    if (!known_key(line, i, n)) return Known::Differs;
+    fields[n].key = kept_key(n);
+    if (!plain_value(line, ++i, fields[n].value) || i == line.size()) return Known::Fault;
+    ++size;
+    if (line[i] == '}') {
+      if (i + 1 != line.size()) return Known::Fault;
+      same_keys = size == key_count_;
+      if (!same_keys) keep_keys();  // fewer fields than the line before
+      return Known::Done;
+    }
+    if (line[i] != ',') return Known::Fault;
+    ++i;
+  }
+  return Known::Differs;  // more fields than the line before: the rest are new keys
 }
 
 bool split_plain_line(std::string_view line, PlainLine& out) {
   out.size = 0;
+  out.same_keys = false;
   if (line.empty() || line[0] != '{') return false;
-  // The keys are compared with the previous line's, in order, as long as they are the same.
-  bool same = out.key_count_ > 0;
   size_t i = 1;
+  if (out.key_count_ > 0) {
+    const PlainLine::Known known = out.split_known(line, i);
+    if (known != PlainLine::Known::Differs) return known == PlainLine::Known::Done;
+  }
   for (;;) {
     if (out.size == PlainLine::kMaxFields || i == line.size() || line[i] != '"') return false;
-    const size_t n = out.size++;
-    PlainField& f = out.fields[n];
-    const size_t key_from = i + 1;
-    if (same && n < out.key_count_ && out.known_key(line, i, n)) {
-      f.key = line.substr(key_from, i - key_from - 1);
-    } else {
-      same = false;
-      if (!plain_string(line, i, f.key)) return false;
-    }
+    PlainField& f = out.fields[out.size++];
+    if (!plain_string(line, i, f.key)) return false;
     if (i == line.size() || line[i] != ':') return false;
     if (!plain_value(line, ++i, f.value)) return false;
     if (i == line.size()) return false;
     if (line[i] == '}') {
       if (i + 1 != line.size()) return false;
-      out.same_keys = same && out.size == out.key_count_;
-      if (!out.same_keys) out.keep_keys();
+      out.keep_keys();
       return true;
     }
     if (line[i] != ',') return false;
@@ -194,19 +210,27 @@ bool split_plain_line(std::string_view line, PlainLine& out) {
   }
 }
 
+// The keys of the line just split become the patterns of the next, their characters kept in
+// keys_, which the fields of this line and of later lines with these keys view. Built aside
+// first: some of the fields' keys may be views of the keys_ being replaced.
 void PlainLine::keep_keys() {
-  keys_.clear();
+  std::string keys;
+  for (size_t n = 0; n < size; ++n) keys += fields[n].key;
+  keys_ = std::move(keys);
   key_count_ = size;
+  size_t from = 0;
   for (size_t n = 0; n < size; ++n) {
     KeyPattern& k = patterns_[n];
-    k.from = keys_.size();
-    k.size = fields[n].key.size() + 3;  // "key":
-    keys_ += fields[n].key;
+    const size_t key_size = fields[n].key.size();
+    k.from = from;
+    k.size = key_size + 3;  // "key":
+    from += key_size;
+    fields[n].key = kept_key(n);
     char bytes[16] = {};
     uint64_t masks[2] = {0, 0};
     if (k.size <= 16) {
       bytes[0] = '"';
-      std::memcpy(bytes + 1, fields[n].key.data(), fields[n].key.size());
+      std::memcpy(bytes + 1, keys_.data() + k.from, key_size);
       bytes[k.size - 2] = '"';
       bytes[k.size - 1] = ':';
       for (size_t b = 0; b < k.size; ++b) masks[b / 8] |= uint64_t{0xff} << (8 * (b % 8));

@@ -23,7 +23,7 @@ struct PlainValue {
 };
 
 struct PlainField {
-  std::string_view key;
+  std::string_view key;  // the line's characters, or the same kept by the PlainLine
   PlainValue value;
 };
 
@@ -39,14 +39,19 @@ class PlainLine {
 
  private:
   friend bool split_plain_line(std::string_view line, PlainLine& out);
+  enum class Known { Done, Differs, Fault };
+  Known split_known(std::string_view line, size_t& i);
   void keep_keys();
   bool known_key(std::string_view line, size_t& i, size_t n) const;
+  std::string_view kept_key(size_t n) const {
+    return {keys_.data() + patterns_[n].from, patterns_[n].size - 3};
+  }
 
   // A key of the previous plain line as it stands in a line, `"key":`: its characters in keys_
   // from `from`, and, when it is at most 16 bytes, those bytes as two words (the first byte
   // lowest) with the masks of the bytes that count.
   struct KeyPattern {
-    size_t from = 0, size = 0;
+    size_t from = 0, size = 0;  // size: of `"key":`
     std::array<uint64_t, 2> words{}, masks{};
   };
   std::string keys_;

@@ -89,6 +89,37 @@ TEST(PlainLine, SaysWhenTheKeysAreThePreviousLinesInOrder) {
   ASSERT_TRUE(split_plain_line(R"({"ev":"yield","tt":22})", p));  // a longer key
   EXPECT_FALSE(p.same_keys);
   EXPECT_EQ(p.fields[1].key, "tt");
+  // The keys kept from a line whose first keys were the line before's read the next line.
+  ASSERT_TRUE(split_plain_line(R"({"ev":"tick","tt":3})", p));
+  EXPECT_TRUE(p.same_keys);
+  EXPECT_EQ(p.fields[0].key, "ev");
+  EXPECT_EQ(p.fields[1].key, "tt");
+  EXPECT_EQ(p.fields[1].value.text, "3");
+  ASSERT_TRUE(split_plain_line(R"({"ev":"tick","tt":3,"x":"y"})", p));  // one more after them
+  EXPECT_FALSE(p.same_keys);
+  EXPECT_EQ(p.fields[2].key, "x");
+  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":4,"x":"z"})", p));
+  EXPECT_TRUE(p.same_keys);
+  EXPECT_EQ(p.fields[2].value.text, "z");
+  EXPECT_FALSE(split_plain_line(R"({"ev":"run","tt":4,"x":z})", p));   // a fault after them
+  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":5,"x":"w"})", p));  // the keys still kept
+  EXPECT_TRUE(p.same_keys);
+  EXPECT_EQ(p.fields[1].value.small, 5);
+  // A line that is not plain past a new key leaves the kept keys as they were: the next line's
+  // fields under them are named by them, not by what the line before held at their place.
+  EXPECT_FALSE(split_plain_line(R"({"ev":"run","weight":4,"x":z})", p));
+  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":6})", p));  // one fewer
+  EXPECT_FALSE(p.same_keys);
+  EXPECT_EQ(p.fields[1].key, "tt");
+  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":7})", p));
+  EXPECT_TRUE(p.same_keys);
+  EXPECT_EQ(p.fields[1].key, "tt");
+  // Keys longer than a short string: the first, read as the line before's, then a new one.
+  ASSERT_TRUE(split_plain_line(R"({"a_key_of_some_length":1,"and_another_one":2})", p));
+  ASSERT_TRUE(split_plain_line(R"({"a_key_of_some_length":3,"and_a_new_one":4})", p));
+  EXPECT_FALSE(p.same_keys);
+  EXPECT_EQ(p.fields[0].key, "a_key_of_some_length");
+  EXPECT_EQ(p.fields[1].key, "and_a_new_one");
 }
 
 // The split reads eight bytes at a time where a line has them, byte by byte near its end: any
