@@ -82,7 +82,7 @@ bool plain_string(std::string_view line, size_t& i, std::string_view& text) {
 
 // -?(0|[1-9][0-9]*), the integers of RFC 8259 §6, from line[i]; a fraction or an exponent is
 // not plain.
-bool plain_integer(std::string_view line, size_t& i, PlainValue& v) {
+[[gnu::always_inline]] inline bool plain_integer(std::string_view line, size_t& i, PlainValue& v) {
   const size_t from = i;
   const bool negative = i < line.size() && line[i] == '-';
   if (negative) ++i;
@@ -121,7 +121,7 @@ bool literal(std::string_view line, size_t& i, std::string_view word) {
   return true;
 }
 
-bool plain_value(std::string_view line, size_t& i, PlainValue& v) {
+[[gnu::always_inline]] inline bool plain_value(std::string_view line, size_t& i, PlainValue& v) {
   if (i == line.size()) return false;
   v.small.reset();
   using Type = PlainValue::Type;
