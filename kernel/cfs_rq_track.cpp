@@ -369,38 +369,38 @@ void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
 
 double CfsRqTrack::maybe_members(int64_t except) const {
   if (maybe_sums_exact_) {
-    const auto it = sleepers_.find(except);
-    return (sleepers_sum_ - (it != sleepers_.end() ? it->second : 0)) + possible_sum_;
+    const double* w = sleepers_.find(except);
+    return (sleepers_sum_ - (w ? *w : 0)) + possible_sum_;
   }
   double maybe = 0;
-  for (const auto& [sid, sw] : sleepers_)
+  for (const auto& [sid, sw] : sleepers_.ascending())
     if (sid != except) maybe += sw;
-  for (const auto& [pid, pw] : possible_) maybe += pw;
+  for (const auto& [pid, pw] : possible_.ascending()) maybe += pw;
   return maybe;
 }
 
 void CfsRqTrack::add_sleeper(int64_t id, double weight) {
-  const auto [it, fresh] = sleepers_.emplace(id, weight);
+  const auto [w, fresh] = sleepers_.emplace(id, weight);
   if (!fresh) {
-    sleepers_sum_ -= it->second;
-    it->second = weight;
+    sleepers_sum_ -= *w;
+    *w = weight;
   }
   sleepers_sum_ += weight;
   note_maybe_weight(weight);
 }
 
 void CfsRqTrack::forget_sleeper(int64_t id) {
-  const auto it = sleepers_.find(id);
-  if (it == sleepers_.end()) return;
-  sleepers_sum_ -= it->second;
-  sleepers_.erase(it);
+  const double* w = sleepers_.find(id);
+  if (!w) return;
+  sleepers_sum_ -= *w;
+  sleepers_.erase(id);
 }
 
 void CfsRqTrack::forget_possible_member(int64_t pid) {
-  const auto it = possible_.find(pid);
-  if (it == possible_.end()) return;
-  possible_sum_ -= it->second;
-  possible_.erase(it);
+  const double* w = possible_.find(pid);
+  if (!w) return;
+  possible_sum_ -= *w;
+  possible_.erase(pid);
 }
 
 void CfsRqTrack::note_maybe_weight(double weight) {
@@ -408,8 +408,8 @@ void CfsRqTrack::note_maybe_weight(double weight) {
 }
 
 void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
-  const auto [it, fresh] = possible_.emplace(pid, weight);
-  const double added = fresh ? weight : weight - it->second;  // a renice while queued: heavier
+  const auto [held, fresh] = possible_.emplace(pid, weight);
+  const double added = fresh ? weight : weight - *held;  // a renice while queued: heavier
   if (fresh) {
     possible_sum_ += weight;
     note_maybe_weight(weight);
@@ -419,7 +419,7 @@ void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
     possible_sum_ += added;
     note_maybe_weight(weight);
   }
-  it->second = weight;
+  *held = weight;
   // The waits in progress take it as a join of up to `added` (judge_wait).
   if (fresh) ++joins_;
   ++outsider_joins_;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernel/flat_id_map.h"
+#include "kernel/pid_weights.h"
 #include "kernel/range.h"
 #include "kernel/verdict_book.h"
 #include "spec/verdict.h"
@@ -261,12 +262,12 @@ class CfsRqTrack {
   std::string path_;
   const LevelContext* ctx_;
   FlatIdMap<Member> members_;
-  std::vector<Member*> by_slot_;        // the members by slot (nullptr: free)
-  std::vector<uint32_t> free_slots_;    // free slots of by_slot_
-  std::deque<Window> pool_;             // every pair window, open or free (stable addresses)
-  std::vector<Window*> free_;           // windows of pool_ no pair holds
-  std::map<int64_t, double> sleepers_;  // possibly delayed: weight
-  std::map<int64_t, double> possible_;  // outsiders maybe here: weight
+  std::vector<Member*> by_slot_;      // the members by slot (nullptr: free)
+  std::vector<uint32_t> free_slots_;  // free slots of by_slot_
+  std::deque<Window> pool_;           // every pair window, open or free (stable addresses)
+  std::vector<Window*> free_;         // windows of pool_ no pair holds
+  PidWeights sleepers_;               // possibly delayed: weight
+  PidWeights possible_;               // outsiders maybe here: weight
   // Their sums, kept as they change: while every weight is a whole number below 2^50 (task
   // weights are), a sum is exact in any order, so it equals the walk in ascending order that
   // maybe_members() makes otherwise.

@@ -35,6 +35,7 @@ class FlatTable {
       if (keys_[at - 1] == k) return &values_[at - 1];
     }
   }
+  const T* find(const Key& k) const { return const_cast<FlatTable*>(this)->find(k); }
   /// The value of k, value-initialised when k is new.
   T& operator[](const Key& k) {
     if (2 * (keys_.size() + 1) > slots_.size()) grow();

@@ -17,6 +17,7 @@
 #include "kernel/flat_table.h"
 #include "kernel/group_weight.h"
 #include "kernel/kernel_release.h"
+#include "kernel/pid_weights.h"
 #include "kernel/verdict_book.h"
 #include "spec/features.h"
 #include "spec/properties.h"
@@ -96,7 +97,7 @@ struct Timeline {
   bool last_was_own_stat = false;
   int64_t last_stat_ns = 0;
   // Tasks of unknown group queued here (pid → task weight): any group open to them may hold them.
-  std::map<int64_t, double> outsiders;
+  PidWeights outsiders;
 };
 
 // The cfs_rqs of a task's hierarchy on a CPU, from its own up to the root, each with the entity
@@ -367,7 +368,8 @@ class KernelServiceLayer::Impl {
     if (!slot) {
       slot = std::make_unique<CfsRqTrack>(path, &context(cpu));
       if (open_to_outsiders(path))
-        for (const auto& [pid, w] : timeline(cpu).outsiders) slot->add_possible_member(pid, w);
+        for (const auto& [pid, w] : timeline(cpu).outsiders.ascending())
+          slot->add_possible_member(pid, w);
     }
     return *slot;
   }
@@ -629,7 +631,7 @@ class KernelServiceLayer::Impl {
 
   void outsider_queued(int64_t pid, const TaskState& s, int cpu) {
     const double w = static_cast<double>(nice_to_weight(s.prio - 120));
-    timeline(cpu).outsiders[pid] = w;
+    *timeline(cpu).outsiders.emplace(pid, w).first = w;
     each_level_on(cpu, [&](const std::string& path, CfsRqTrack& lv) {
       if (open_to_outsiders(path)) lv.add_possible_member(pid, w);
     });
