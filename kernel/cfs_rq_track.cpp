@@ -90,6 +90,11 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
   // lands at another V than the previous one.
   if (running_ > 0) ++epoch_;
   Member& m = members_[e.id];
+  if (!spare_lists_.empty()) {
+    m.windows = std::move(spare_lists_.back().windows);
+    m.holds = std::move(spare_lists_.back().holds);
+    spare_lists_.pop_back();
+  }
   if (free_slots_.empty()) {
     m.slot = static_cast<uint32_t>(by_slot_.size());
     by_slot_.push_back(&m);
@@ -732,6 +737,7 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   if (m.running) --running_;
   by_slot_[m.slot] = nullptr;
   free_slots_.push_back(m.slot);
+  spare_lists_.push_back({std::move(m.windows), std::move(m.holds)});  // emptied, with room
   members_.erase(it);
   ++epoch_;
   ++leaves_;  // for the waits in progress

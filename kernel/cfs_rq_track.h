@@ -266,8 +266,14 @@ class CfsRqTrack {
   std::vector<uint32_t> free_slots_;  // free slots of by_slot_
   std::deque<Window> pool_;           // every pair window, open or free (stable addresses)
   std::vector<Window*> free_;         // windows of pool_ no pair holds
-  PidWeights sleepers_;               // possibly delayed: weight
-  PidWeights possible_;               // outsiders maybe here: weight
+  // The emptied lists of members that left, kept with their room for the next joins.
+  struct SpareLists {
+    std::vector<Link> windows;
+    std::vector<uint64_t> holds;
+  };
+  std::vector<SpareLists> spare_lists_;
+  PidWeights sleepers_;  // possibly delayed: weight
+  PidWeights possible_;  // outsiders maybe here: weight
   // Their sums, kept as they change: while every weight is a whole number below 2^50 (task
   // weights are), a sum is exact in any order, so it equals the walk in ascending order that
   // maybe_members() makes otherwise.

@@ -56,6 +56,7 @@ class FlatTable {
   size_t size() const { return keys_.size(); }
   const Key& key(size_t i) const { return keys_[i]; }
   const T& value(size_t i) const { return values_[i]; }
+  T& value(size_t i) { return values_[i]; }
 
  private:
   size_t slot_of(const Key& k) const { return static_cast<size_t>(Hash()(k) >> (64 - bits_)); }
