@@ -40,6 +40,16 @@ bool under(const std::string& path, const std::string& group) {
 
 enum class Where : uint8_t { Unknown, Asleep, Runnable, Running, Gone };
 
+// A group path the layer met, held once: its parent's, and on each CPU its cfs_rq and its group
+// entity's id once looked up, so that the chain of a task's cfs_rqs, which every switch, wakeup
+// and run walks, follows pointers instead of building paths and finding them in tree maps.
+struct PathNode {
+  std::string path;
+  PathNode* parent = nullptr;         // nullptr for the root
+  std::vector<CfsRqTrack*> level_on;  // by CPU (nullptr: not looked up yet)
+  std::vector<int64_t> gid_on;        // by CPU (0: not looked up yet)
+};
+
 struct TaskState {
   Where where = Where::Unknown;
   int cpu = -1;           // Runnable/Running: its CPU; Asleep: the CPU it slept on
@@ -49,7 +59,8 @@ struct TaskState {
   PrevState last_leave = PrevState::Runnable;
   int64_t migrated_at = -1;  // joined by a migration of a task not known to sleep, then
   int prio = 120;
-  std::string path;  // its group; "/?PID" when no snapshot or map gave one
+  std::string path;          // its group; "/?PID" when no snapshot or map gave one
+  PathNode* node = nullptr;  // path's (new_task())
   bool group_known = false;
   Range slice;
   Reasons unknown;  // MissingSnapshot when group or slice is not known
@@ -111,17 +122,17 @@ struct Timeline {
 // the heap. Contiguous either way.
 class Chain {
  public:
-  using Link = std::pair<std::string, int64_t>;
+  using Link = std::pair<PathNode*, int64_t>;
   Chain() = default;
   Chain(const Link* first, const Link* last) {
     for (; first != last; ++first) emplace_back(first->first, first->second);
   }
-  void emplace_back(std::string path, int64_t id) {
+  void emplace_back(PathNode* path, int64_t id) {
     if (n_ < near_.size()) {
-      near_[n_] = {std::move(path), id};
+      near_[n_] = {path, id};
     } else {
       if (n_ == near_.size()) far_.assign(near_.begin(), near_.end());
-      far_.emplace_back(std::move(path), id);
+      far_.emplace_back(path, id);
     }
     ++n_;
   }
@@ -357,6 +368,7 @@ class KernelServiceLayer::Impl {
   }
   TaskState& new_task(int64_t pid, const TaskState& s) {
     TaskState& made = tasks_.emplace(pid, s).first->second;
+    made.node = &path_node(made.path);
     pid_slot(pid).state = &made;
     return made;
   }
@@ -365,6 +377,30 @@ class KernelServiceLayer::Impl {
     PidSlot& slot = pid_slot(pid);
     if (!slot.service) slot.service = &r_.tasks[pid];
     return *slot.service;
+  }
+
+  PathNode& path_node(const std::string& path) {
+    const auto it = path_nodes_.find(path);
+    if (it != path_nodes_.end()) return it->second;
+    PathNode* parent = path == "/" ? nullptr : &path_node(parent_of(path));
+    PathNode& made = path_nodes_[path];
+    made.path = path;
+    made.parent = parent;
+    return made;
+  }
+
+  CfsRqTrack& level(int cpu, PathNode* path) {
+    const auto c = static_cast<size_t>(cpu);
+    if (path->level_on.size() <= c) path->level_on.resize(c + 1, nullptr);
+    if (!path->level_on[c]) path->level_on[c] = &level(cpu, path->path);
+    return *path->level_on[c];
+  }
+
+  int64_t gid(PathNode* path, int cpu) {
+    const auto c = static_cast<size_t>(cpu);
+    if (path->gid_on.size() <= c) path->gid_on.resize(c + 1, 0);
+    if (path->gid_on[c] == 0) path->gid_on[c] = gid(path->path, cpu);
+    return path->gid_on[c];
   }
 
   CfsRqTrack& level(int cpu, const std::string& path) {
@@ -537,9 +573,8 @@ class KernelServiceLayer::Impl {
   // The cfs_rqs from the task's own up to the root, with the entity that stands for it in each.
   Chain chain(int64_t pid, const TaskState& s, int cpu) {
     Chain out;
-    out.emplace_back(s.path, pid);
-    for (std::string p = s.path; p != "/"; p = parent_of(p))
-      out.emplace_back(parent_of(p), gid(p, cpu));
+    out.emplace_back(s.node, pid);
+    for (PathNode* p = s.node; p->parent; p = p->parent) out.emplace_back(p->parent, gid(p, cpu));
     return out;
   }
 
@@ -584,7 +619,7 @@ class KernelServiceLayer::Impl {
         lv.forget_sleeper(pid);
         lv.join(task_info(pid, s), t, kind, woken, earliest, why);
       } else if (was_empty) {
-        lv.join(group_info(ch[i - 1].first, cpu, t), t,
+        lv.join(group_info(ch[i - 1].first->path, cpu, t), t,
                 kind == JoinKind::New ? JoinKind::Woken : kind, woken, earliest, why);
       } else {
         break;  // the group entity was queued already: nothing above changes
@@ -1109,6 +1144,7 @@ class KernelServiceLayer::Impl {
   std::vector<Window>
       windows_;  // unrecorded switch-outs but the idle task's, classified at the end
   std::map<std::pair<std::string, int>, int64_t> gids_;
+  std::map<std::string, PathNode> path_nodes_;  // stable: chains and tasks point into it
   std::vector<std::pair<std::string, int>> gnames_;
   std::deque<LevelContext> contexts_;
   // Ordered by (CPU, path) as std::pair's own less orders them; found by a view of the path.
