@@ -103,7 +103,9 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
     free_slots_.pop_back();
     by_slot_[m.slot] = &m;
   }
-  m.sleeper_noted = noted_.count(e.id) != 0;
+  const uint8_t* noted = noted_.find(e.id);
+  m.sleeper_noted = noted && (*noted & kNotedSleeper) != 0;
+  m.blocked_noted = noted && (*noted & kNotedBlocked) != 0;
   if (!m.sleeper_noted) ++unnoted_;
   set_info(m, e);
   m.fresh_new = kind == JoinKind::New;
@@ -540,7 +542,7 @@ void CfsRqTrack::note_sleeper(int64_t id, Member& m) {
   if (m.sleeper_noted) return;
   m.sleeper_noted = true;
   --unnoted_;
-  noted_.insert(id);
+  noted_[id] |= kNotedSleeper;
   ctx_->book->not_applicable(kShare, id, Reason::Sleeper);
   ctx_->book->not_applicable(kLag, id, Reason::Sleeper);
 }
@@ -587,11 +589,11 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
   for (const auto& [other, window, partner] : m.windows) {
     Member& o = *partner;
     const int64_t a = std::min(id, other), b = std::max(id, other);
-    const Member& ma = a == id ? m : o;
-    const Member& mb = b == id ? m : o;
+    Member& ma = a == id ? m : o;
+    Member& mb = b == id ? m : o;
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
-    judge_window(a, b, *window, t, line, sa, sb);
+    judge_window(a, ma, b, mb, *window, t, line, sa, sb);
     unlink(o, id, m.slot);
     free_.push_back(window);
   }
@@ -599,14 +601,22 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
   m.holds.clear();
 }
 
-void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range sa,
-                              Range sb) {
+void CfsRqTrack::note_blocked(int64_t id, Member& m) {
+  if (m.blocked_noted) return;
+  m.blocked_noted = true;
+  noted_[id] |= kNotedBlocked;
+  ctx_->book->blocked(kShare, id, Reason::WeightUnknown);
+  ctx_->book->blocked(kLag, id, Reason::WeightUnknown);
+}
+
+// A window that cannot be judged notes the same for its two ends every time: note_sleeper() and
+// note_blocked() note it once.
+void CfsRqTrack::judge_window(int64_t a, Member& ma, int64_t b, Member& mb, Window& w, int64_t t,
+                              int line, Range sa, Range sb) {
   VerdictBook& book = *ctx_->book;
   if (!w.established) {
-    for (const int64_t s : {a, b}) {
-      book.not_applicable(kShare, s, Reason::Sleeper);
-      book.not_applicable(kLag, s, Reason::Sleeper);
-    }
+    note_sleeper(a, ma);
+    note_sleeper(b, mb);
     return;
   }
   const double T = static_cast<double>(ctx_->tick_ns);
@@ -617,17 +627,13 @@ void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int li
   const Range B_ba{w.ra.lo / w.wa.hi + T / w.wb.hi, w.ra.hi / w.wa.lo + T / w.wb.lo};
   const Range S = B_ab + B_ba;
   if (dur / std::min(w.wa.lo, w.wb.lo) <= S.lo) {  // too short for the bound to say anything
-    for (const int64_t s : {a, b}) {
-      book.not_applicable(kShare, s, Reason::Sleeper);
-      book.not_applicable(kLag, s, Reason::Sleeper);
-    }
+    note_sleeper(a, ma);
+    note_sleeper(b, mb);
     return;
   }
   if (!tight(w.wa) || !tight(w.wb)) {
-    for (const int64_t s : {a, b}) {
-      book.blocked(kShare, s, Reason::WeightUnknown);
-      book.blocked(kLag, s, Reason::WeightUnknown);
-    }
+    note_blocked(a, ma);
+    note_blocked(b, mb);
     return;
   }
   const double eps = std::max((w.wa.hi - w.wa.lo) / w.wa.lo, (w.wb.hi - w.wb.lo) / w.wb.lo);
@@ -810,7 +816,7 @@ void CfsRqTrack::finish(int64_t t, int line) {
     for (auto ib = std::next(ia); ib != members_.end(); ++ib) {
       auto& [b, o] = *ib;
       if (link != m.windows.end() && link->other == b) {
-        judge_window(a, b, *link->window, t, line, m.sigma, o.sigma);
+        judge_window(a, m, b, o, *link->window, t, line, m.sigma, o.sigma);
         ++link;
       } else {  // implied: never established
         note_sleeper(a, m);
