@@ -256,7 +256,7 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   // end is picked since only by a stop after that pick (or it runs now, as m does: then all).
   const auto implied_picked = [&](int64_t oid, Member& o) {
     if (oid == id || !picked_since(o, std::max(m.open_seq, o.open_seq))) return;
-    if (!holds(m, o.slot)) establish(*materialize(id, m, oid, o), oid, o);
+    if (!holds(m, o.slot) && !settled(m, o)) establish(*materialize(id, m, oid, o), oid, o);
   };
   if (running_ > 1) {
     for (auto& [oid, o] : members_) implied_picked(oid, o);
@@ -497,7 +497,7 @@ void CfsRqTrack::open_windows(int64_t id, int64_t t) {
   for (auto& [oid, o] : members_) {
     // Both placed new (zero lag) at one value of V, and neither has run: their vruntimes are
     // equal, so the gap starts at 0 and is bounded from the start (SPEC.md §6.2).
-    if (oid == id || !o.fresh_new || o.new_epoch != m.new_epoch) continue;
+    if (oid == id || !o.fresh_new || o.new_epoch != m.new_epoch || settled(m, o)) continue;
     Window& w = *materialize(id, m, oid, o);
     w.from_zero = w.established = true;
     w.t0 = t;
@@ -599,6 +599,11 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
   }
   m.windows.clear();
   m.holds.clear();
+}
+
+bool CfsRqTrack::settled(const Member& a, const Member& b) {
+  return a.sleeper_noted && a.blocked_noted && b.sleeper_noted && b.blocked_noted &&
+         (!tight(a.info.weight) || !tight(b.info.weight));
 }
 
 void CfsRqTrack::note_blocked(int64_t id, Member& m) {

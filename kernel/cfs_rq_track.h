@@ -232,6 +232,10 @@ class CfsRqTrack {
   static bool picked_since(const Member& x, uint64_t open) {
     return x.running || x.last_stop_seq > open;
   }
+  // Whether a window of a and b would end as nothing but notes the book holds already: a weight
+  // of theirs is loose (a window's weights only widen while it is open) and both are noted as
+  // sleepers and as blocked. Such a window is left implied: it would end the same way.
+  static bool settled(const Member& a, const Member& b);
   // The implied window of (a, b) made to hold state, linked in both members' windows.
   Window* materialize(int64_t a, Member& ma, int64_t b, Member& mb);
   // Every implied window of id made to hold state (it is about to take some).
