@@ -360,11 +360,31 @@ class KernelServiceLayer::Impl {
 
   // A task's state, and the report's row of a task (made on first use): both are std::maps for
   // their order, whose nodes stay put (no task is erased), so the pid's slot finds one without
-  // the tree walk.
-  PidSlot& pid_slot(int64_t pid) { return pid_slots_[pid]; }
+  // the tree walk. An event asks for the slots of its one or two pids many times: the last two
+  // found are kept at hand (slots stay put: the table's values never move).
+  PidSlot& pid_slot(int64_t pid) {
+    if (PidSlot* near = recent_slot(pid)) return *near;
+    PidSlot& slot = pid_slots_[pid];
+    remember_slot(pid, slot);
+    return slot;
+  }
   TaskState* find_task(int64_t pid) {
-    const PidSlot* slot = pid_slots_.find(pid);
+    PidSlot* slot = recent_slot(pid);
+    if (!slot) {
+      slot = pid_slots_.find(pid);
+      if (slot) remember_slot(pid, *slot);
+    }
     return slot ? slot->state : nullptr;
+  }
+  PidSlot* recent_slot(int64_t pid) {
+    if (recent_[0].first == pid) return recent_[0].second;
+    if (recent_[1].first != pid) return nullptr;
+    std::swap(recent_[0], recent_[1]);
+    return recent_[0].second;
+  }
+  void remember_slot(int64_t pid, PidSlot& slot) {
+    recent_[1] = recent_[0];
+    recent_[0] = {pid, &slot};
   }
   TaskState& new_task(int64_t pid, const TaskState& s) {
     TaskState& made = tasks_.emplace(pid, s).first->second;
@@ -1133,6 +1153,7 @@ class KernelServiceLayer::Impl {
   std::map<int64_t, TaskState> tasks_;
   std::vector<std::vector<int64_t>> maybe_queued_;  // by CPU: may_be_queued()
   FlatTable<int64_t, PidSlot> pid_slots_;
+  std::array<std::pair<int64_t, PidSlot*>, 2> recent_{{{-1, nullptr}, {-1, nullptr}}};
   std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
   std::set<std::string> known_paths_;
   std::set<int64_t> outsiders_;  // tasks no snapshot or map places in a group
