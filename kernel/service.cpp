@@ -601,25 +601,26 @@ class KernelServiceLayer::Impl {
   // --- presence on the cfs_rqs -----------------------------------------------------------
 
   // Every task Runnable on a CPU became so in add() or by a preemption there, which list it
-  // here: the idle task's switch looks at these, not at every task (more may be listed).
+  // here, each once: the idle task's switch looks at these, not at every task (more may be
+  // listed).
   void may_be_queued(int64_t pid, int cpu) {
     if (static_cast<size_t>(cpu) >= maybe_queued_.size())
       maybe_queued_.resize(static_cast<size_t>(cpu) + 1);
-    std::vector<int64_t>& v = maybe_queued_[static_cast<size_t>(cpu)];
-    v.push_back(pid);
-    if (v.size() > 2 * tasks_.size() + 64) {  // a CPU that never idles: keep it to its tasks
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
-    }
+    MaybeQueued& q = maybe_queued_[static_cast<size_t>(cpu)];
+    bool& listed = q.listed[pid];
+    if (listed) return;
+    listed = true;
+    q.pids.push_back(pid);
   }
-  // The tasks listed on c, in ascending pid order as tasks_ walks, once each; the list empties
-  // (whoever is Runnable there after the idle switch is listed again as it becomes so).
+  // The tasks listed on c, in ascending pid order as tasks_ walks; the list empties (whoever is
+  // Runnable there after the idle switch is listed again as it becomes so).
   std::vector<int64_t> queued_candidates(int c) {
     std::vector<int64_t> v;
-    if (static_cast<size_t>(c) < maybe_queued_.size())
-      v.swap(maybe_queued_[static_cast<size_t>(c)]);
+    if (static_cast<size_t>(c) >= maybe_queued_.size()) return v;
+    MaybeQueued& q = maybe_queued_[static_cast<size_t>(c)];
+    v.swap(q.pids);
+    for (const int64_t pid : v) *q.listed.find(pid) = false;
     std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
   }
 
@@ -1151,7 +1152,11 @@ class KernelServiceLayer::Impl {
   // stay put when a higher-numbered CPU is first seen.
   std::deque<Timeline> cpus_;
   std::map<int64_t, TaskState> tasks_;
-  std::vector<std::vector<int64_t>> maybe_queued_;  // by CPU: may_be_queued()
+  struct MaybeQueued {
+    std::vector<int64_t> pids;        // in the order they were listed
+    FlatTable<int64_t, bool> listed;  // whether a pid is in pids
+  };
+  std::vector<MaybeQueued> maybe_queued_;  // by CPU: may_be_queued()
   FlatTable<int64_t, PidSlot> pid_slots_;
   std::array<std::pair<int64_t, PidSlot*>, 2> recent_{{{-1, nullptr}, {-1, nullptr}}};
   std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
