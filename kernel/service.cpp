@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <functional>
 #include <set>
 #include <string_view>
 
@@ -432,6 +433,14 @@ class KernelServiceLayer::Impl {
       if (open_to_outsiders(path))
         for (const auto& [pid, w] : timeline(cpu).outsiders.ascending())
           slot->add_possible_member(pid, w);
+      // The CPU's list, in the order of levels_, made again (a cfs_rq is new rarely).
+      if (levels_on_.size() <= static_cast<size_t>(cpu))
+        levels_on_.resize(static_cast<size_t>(cpu) + 1);
+      std::vector<LevelOnCpu>& on = levels_on_[static_cast<size_t>(cpu)];
+      on.clear();
+      for (auto at = levels_.lower_bound({cpu, std::string()});
+           at != levels_.end() && at->first.first == cpu; ++at)
+        on.push_back({at->second.get(), open_to_outsiders(at->first.second)});
     }
     return *slot;
   }
@@ -686,32 +695,31 @@ class KernelServiceLayer::Impl {
 
   template <typename F>
   void each_level_on(int cpu, F&& f) {
-    for (auto it = levels_.lower_bound({cpu, std::string()});
-         it != levels_.end() && it->first.first == cpu; ++it)
-      f(it->first.second, *it->second);
+    if (static_cast<size_t>(cpu) >= levels_on_.size()) return;
+    for (const LevelOnCpu& on : levels_on_[static_cast<size_t>(cpu)]) f(on.open, *on.track);
   }
 
   void outsider_queued(int64_t pid, const TaskState& s, int cpu) {
     const double w = static_cast<double>(nice_to_weight(s.prio - 120));
     *timeline(cpu).outsiders.emplace(pid, w).first = w;
-    each_level_on(cpu, [&](const std::string& path, CfsRqTrack& lv) {
-      if (open_to_outsiders(path)) lv.add_possible_member(pid, w);
+    each_level_on(cpu, [&](bool open, CfsRqTrack& lv) {
+      if (open) lv.add_possible_member(pid, w);
     });
   }
 
   void outsider_left(int64_t pid, int cpu) {
     timeline(cpu).outsiders.erase(pid);
-    each_level_on(cpu, [&](const std::string&, CfsRqTrack& lv) { lv.forget_possible_member(pid); });
+    each_level_on(cpu, [&](bool, CfsRqTrack& lv) { lv.forget_possible_member(pid); });
   }
 
   // An outsider ran ns on cpu: every group open to it may have been served that.
   void outsider_ran(int cpu, double ns) {
     if (ns <= 0) return;
-    const auto may_hold = [&](int64_t id) {
+    const std::function<bool(int64_t)> may_hold = [&](int64_t id) {
       return open_to_outsiders(gnames_[static_cast<size_t>(-id - 1)].first);
     };
-    each_level_on(cpu, [&](const std::string& path, CfsRqTrack& lv) {
-      if (open_to_outsiders(path)) lv.possible_member_ran(ns);
+    each_level_on(cpu, [&](bool open, CfsRqTrack& lv) {
+      if (open) lv.possible_member_ran(ns);
       lv.groups_may_have_run(ns, may_hold);
     });
   }
@@ -1183,6 +1191,13 @@ class KernelServiceLayer::Impl {
     }
   };
   std::map<std::pair<int, std::string>, std::unique_ptr<CfsRqTrack>, LevelOrder> levels_;
+  // Each CPU's cfs_rqs in the order of levels_, and whether an outsider may be in each
+  // (open_to_outsiders()): what a queued, leaving or running outsider walks.
+  struct LevelOnCpu {
+    CfsRqTrack* track;
+    bool open;
+  };
+  std::vector<std::vector<LevelOnCpu>> levels_on_;
 };
 
 KernelServiceLayer::KernelServiceLayer(std::string file, const KernelCheckOptions& options)
