@@ -90,6 +90,11 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
   // lands at another V than the previous one.
   if (running_ > 0) ++epoch_;
   Member& m = members_[e.id];
+  if (!spare_lists_.empty()) {
+    m.windows = std::move(spare_lists_.back().windows);
+    m.holds = std::move(spare_lists_.back().holds);
+    spare_lists_.pop_back();
+  }
   if (free_slots_.empty()) {
     m.slot = static_cast<uint32_t>(by_slot_.size());
     by_slot_.push_back(&m);
@@ -98,7 +103,9 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
     free_slots_.pop_back();
     by_slot_[m.slot] = &m;
   }
-  m.sleeper_noted = noted_.count(e.id) != 0;
+  const uint8_t* noted = noted_.find(e.id);
+  m.sleeper_noted = noted && (*noted & kNotedSleeper) != 0;
+  m.blocked_noted = noted && (*noted & kNotedBlocked) != 0;
   if (!m.sleeper_noted) ++unnoted_;
   set_info(m, e);
   m.fresh_new = kind == JoinKind::New;
@@ -249,7 +256,7 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
   // end is picked since only by a stop after that pick (or it runs now, as m does: then all).
   const auto implied_picked = [&](int64_t oid, Member& o) {
     if (oid == id || !picked_since(o, std::max(m.open_seq, o.open_seq))) return;
-    if (!holds(m, o.slot)) establish(*materialize(id, m, oid, o), oid, o);
+    if (!holds(m, o.slot) && !settled(m, o)) establish(*materialize(id, m, oid, o), oid, o);
   };
   if (running_ > 1) {
     for (auto& [oid, o] : members_) implied_picked(oid, o);
@@ -369,38 +376,38 @@ void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
 
 double CfsRqTrack::maybe_members(int64_t except) const {
   if (maybe_sums_exact_) {
-    const auto it = sleepers_.find(except);
-    return (sleepers_sum_ - (it != sleepers_.end() ? it->second : 0)) + possible_sum_;
+    const double* w = sleepers_.find(except);
+    return (sleepers_sum_ - (w ? *w : 0)) + possible_sum_;
   }
   double maybe = 0;
-  for (const auto& [sid, sw] : sleepers_)
+  for (const auto& [sid, sw] : sleepers_.ascending())
     if (sid != except) maybe += sw;
-  for (const auto& [pid, pw] : possible_) maybe += pw;
+  for (const auto& [pid, pw] : possible_.ascending()) maybe += pw;
   return maybe;
 }
 
 void CfsRqTrack::add_sleeper(int64_t id, double weight) {
-  const auto [it, fresh] = sleepers_.emplace(id, weight);
+  const auto [w, fresh] = sleepers_.emplace(id, weight);
   if (!fresh) {
-    sleepers_sum_ -= it->second;
-    it->second = weight;
+    sleepers_sum_ -= *w;
+    *w = weight;
   }
   sleepers_sum_ += weight;
   note_maybe_weight(weight);
 }
 
 void CfsRqTrack::forget_sleeper(int64_t id) {
-  const auto it = sleepers_.find(id);
-  if (it == sleepers_.end()) return;
-  sleepers_sum_ -= it->second;
-  sleepers_.erase(it);
+  const double* w = sleepers_.find(id);
+  if (!w) return;
+  sleepers_sum_ -= *w;
+  sleepers_.erase(id);
 }
 
 void CfsRqTrack::forget_possible_member(int64_t pid) {
-  const auto it = possible_.find(pid);
-  if (it == possible_.end()) return;
-  possible_sum_ -= it->second;
-  possible_.erase(it);
+  const double* w = possible_.find(pid);
+  if (!w) return;
+  possible_sum_ -= *w;
+  possible_.erase(pid);
 }
 
 void CfsRqTrack::note_maybe_weight(double weight) {
@@ -408,8 +415,8 @@ void CfsRqTrack::note_maybe_weight(double weight) {
 }
 
 void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
-  const auto [it, fresh] = possible_.emplace(pid, weight);
-  const double added = fresh ? weight : weight - it->second;  // a renice while queued: heavier
+  const auto [held, fresh] = possible_.emplace(pid, weight);
+  const double added = fresh ? weight : weight - *held;  // a renice while queued: heavier
   if (fresh) {
     possible_sum_ += weight;
     note_maybe_weight(weight);
@@ -419,7 +426,7 @@ void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
     possible_sum_ += added;
     note_maybe_weight(weight);
   }
-  it->second = weight;
+  *held = weight;
   // The waits in progress take it as a join of up to `added` (judge_wait).
   if (fresh) ++joins_;
   ++outsider_joins_;
@@ -490,7 +497,7 @@ void CfsRqTrack::open_windows(int64_t id, int64_t t) {
   for (auto& [oid, o] : members_) {
     // Both placed new (zero lag) at one value of V, and neither has run: their vruntimes are
     // equal, so the gap starts at 0 and is bounded from the start (SPEC.md §6.2).
-    if (oid == id || !o.fresh_new || o.new_epoch != m.new_epoch) continue;
+    if (oid == id || !o.fresh_new || o.new_epoch != m.new_epoch || settled(m, o)) continue;
     Window& w = *materialize(id, m, oid, o);
     w.from_zero = w.established = true;
     w.t0 = t;
@@ -535,7 +542,7 @@ void CfsRqTrack::note_sleeper(int64_t id, Member& m) {
   if (m.sleeper_noted) return;
   m.sleeper_noted = true;
   --unnoted_;
-  noted_.insert(id);
+  noted_[id] |= kNotedSleeper;
   ctx_->book->not_applicable(kShare, id, Reason::Sleeper);
   ctx_->book->not_applicable(kLag, id, Reason::Sleeper);
 }
@@ -582,11 +589,11 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
   for (const auto& [other, window, partner] : m.windows) {
     Member& o = *partner;
     const int64_t a = std::min(id, other), b = std::max(id, other);
-    const Member& ma = a == id ? m : o;
-    const Member& mb = b == id ? m : o;
+    Member& ma = a == id ? m : o;
+    Member& mb = b == id ? m : o;
     const Range sa = without_run && a == id && ma.running ? ma.sigma_at_pick : ma.sigma;
     const Range sb = without_run && b == id && mb.running ? mb.sigma_at_pick : mb.sigma;
-    judge_window(a, b, *window, t, line, sa, sb);
+    judge_window(a, ma, b, mb, *window, t, line, sa, sb);
     unlink(o, id, m.slot);
     free_.push_back(window);
   }
@@ -594,14 +601,27 @@ void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run
   m.holds.clear();
 }
 
-void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range sa,
-                              Range sb) {
+bool CfsRqTrack::settled(const Member& a, const Member& b) {
+  return a.sleeper_noted && a.blocked_noted && b.sleeper_noted && b.blocked_noted &&
+         (!tight(a.info.weight) || !tight(b.info.weight));
+}
+
+void CfsRqTrack::note_blocked(int64_t id, Member& m) {
+  if (m.blocked_noted) return;
+  m.blocked_noted = true;
+  noted_[id] |= kNotedBlocked;
+  ctx_->book->blocked(kShare, id, Reason::WeightUnknown);
+  ctx_->book->blocked(kLag, id, Reason::WeightUnknown);
+}
+
+// A window that cannot be judged notes the same for its two ends every time: note_sleeper() and
+// note_blocked() note it once.
+void CfsRqTrack::judge_window(int64_t a, Member& ma, int64_t b, Member& mb, Window& w, int64_t t,
+                              int line, Range sa, Range sb) {
   VerdictBook& book = *ctx_->book;
   if (!w.established) {
-    for (const int64_t s : {a, b}) {
-      book.not_applicable(kShare, s, Reason::Sleeper);
-      book.not_applicable(kLag, s, Reason::Sleeper);
-    }
+    note_sleeper(a, ma);
+    note_sleeper(b, mb);
     return;
   }
   const double T = static_cast<double>(ctx_->tick_ns);
@@ -612,17 +632,13 @@ void CfsRqTrack::judge_window(int64_t a, int64_t b, Window& w, int64_t t, int li
   const Range B_ba{w.ra.lo / w.wa.hi + T / w.wb.hi, w.ra.hi / w.wa.lo + T / w.wb.lo};
   const Range S = B_ab + B_ba;
   if (dur / std::min(w.wa.lo, w.wb.lo) <= S.lo) {  // too short for the bound to say anything
-    for (const int64_t s : {a, b}) {
-      book.not_applicable(kShare, s, Reason::Sleeper);
-      book.not_applicable(kLag, s, Reason::Sleeper);
-    }
+    note_sleeper(a, ma);
+    note_sleeper(b, mb);
     return;
   }
   if (!tight(w.wa) || !tight(w.wb)) {
-    for (const int64_t s : {a, b}) {
-      book.blocked(kShare, s, Reason::WeightUnknown);
-      book.blocked(kLag, s, Reason::WeightUnknown);
-    }
+    note_blocked(a, ma);
+    note_blocked(b, mb);
     return;
   }
   const double eps = std::max((w.wa.hi - w.wa.lo) / w.wa.lo, (w.wb.hi - w.wb.lo) / w.wb.lo);
@@ -732,6 +748,7 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
   if (m.running) --running_;
   by_slot_[m.slot] = nullptr;
   free_slots_.push_back(m.slot);
+  spare_lists_.push_back({std::move(m.windows), std::move(m.holds)});  // emptied, with room
   members_.erase(it);
   ++epoch_;
   ++leaves_;  // for the waits in progress
@@ -804,7 +821,7 @@ void CfsRqTrack::finish(int64_t t, int line) {
     for (auto ib = std::next(ia); ib != members_.end(); ++ib) {
       auto& [b, o] = *ib;
       if (link != m.windows.end() && link->other == b) {
-        judge_window(a, b, *link->window, t, line, m.sigma, o.sigma);
+        judge_window(a, m, b, o, *link->window, t, line, m.sigma, o.sigma);
         ++link;
       } else {  // implied: never established
         note_sleeper(a, m);

@@ -16,11 +16,12 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "kernel/flat_id_map.h"
+#include "kernel/flat_table.h"
+#include "kernel/pid_weights.h"
 #include "kernel/range.h"
 #include "kernel/verdict_book.h"
 #include "spec/verdict.h"
@@ -214,6 +215,7 @@ class CfsRqTrack {
     uint32_t slot = 0;
     std::vector<uint64_t> holds;
     bool sleeper_noted = false;  // an implied window of it ended: noted in the book already
+    bool blocked_noted = false;  // a window of it ended unjudged for a weight: noted likewise
   };
   static bool holds(const Member& m, uint32_t slot) {
     return slot / 64 < m.holds.size() && (m.holds[slot / 64] >> (slot % 64) & 1) != 0;
@@ -230,6 +232,10 @@ class CfsRqTrack {
   static bool picked_since(const Member& x, uint64_t open) {
     return x.running || x.last_stop_seq > open;
   }
+  // Whether a window of a and b would end as nothing but notes the book holds already: a weight
+  // of theirs is loose (a window's weights only widen while it is open) and both are noted as
+  // sleepers and as blocked. Such a window is left implied: it would end the same way.
+  static bool settled(const Member& a, const Member& b);
   // The implied window of (a, b) made to hold state, linked in both members' windows.
   Window* materialize(int64_t a, Member& ma, int64_t b, Member& mb);
   // Every implied window of id made to hold state (it is about to take some).
@@ -238,8 +244,9 @@ class CfsRqTrack {
   void open_windows(int64_t id, int64_t t);
   void close_windows(int64_t id, int64_t t, int line, bool without_run);
   void overrun(int64_t id, double excess);
-  void judge_window(int64_t a, int64_t b, Window& w, int64_t t, int line, Range xa_end,
-                    Range xb_end);
+  void note_blocked(int64_t id, Member& m);  // a window of it could not be judged (a weight)
+  void judge_window(int64_t a, Member& ma, int64_t b, Member& mb, Window& w, int64_t t, int line,
+                    Range xa_end, Range xb_end);
   void start_wait(Member& m, int64_t id, int64_t t, bool known, int64_t from, Reasons why,
                   bool woken);
   // o_lo_valid: the wait lasted at least until t's service (false: it may have ended any time
@@ -261,12 +268,18 @@ class CfsRqTrack {
   std::string path_;
   const LevelContext* ctx_;
   FlatIdMap<Member> members_;
-  std::vector<Member*> by_slot_;        // the members by slot (nullptr: free)
-  std::vector<uint32_t> free_slots_;    // free slots of by_slot_
-  std::deque<Window> pool_;             // every pair window, open or free (stable addresses)
-  std::vector<Window*> free_;           // windows of pool_ no pair holds
-  std::map<int64_t, double> sleepers_;  // possibly delayed: weight
-  std::map<int64_t, double> possible_;  // outsiders maybe here: weight
+  std::vector<Member*> by_slot_;      // the members by slot (nullptr: free)
+  std::vector<uint32_t> free_slots_;  // free slots of by_slot_
+  std::deque<Window> pool_;           // every pair window, open or free (stable addresses)
+  std::vector<Window*> free_;         // windows of pool_ no pair holds
+  // The emptied lists of members that left, kept with their room for the next joins.
+  struct SpareLists {
+    std::vector<Link> windows;
+    std::vector<uint64_t> holds;
+  };
+  std::vector<SpareLists> spare_lists_;
+  PidWeights sleepers_;  // possibly delayed: weight
+  PidWeights possible_;  // outsiders maybe here: weight
   // Their sums, kept as they change: while every weight is a whole number below 2^50 (task
   // weights are), a sum is exact in any order, so it equals the walk in ascending order that
   // maybe_members() makes otherwise.
@@ -308,9 +321,12 @@ class CfsRqTrack {
     uint32_t slot;  // the member's then: by_slot_ finds it if it is still a member
   };
   std::vector<Stop> stops_;  // the stops in order (those since a pick: pick()), stale ones too
-  // The subjects noted "not applicable (sleeper)" here (the book keeps it for good), and how
-  // many members are not yet: while none is, an ending implied window has nothing to note.
-  std::unordered_set<int64_t> noted_;
+  // What the book holds of each subject from here for good, so that it is noted once: "not
+  // applicable (sleeper)" (kNotedSleeper), a window blocked by a weight (kNotedBlocked); and how
+  // many members are not noted sleepers yet: while none is, an ending implied window has
+  // nothing to note.
+  static constexpr uint8_t kNotedSleeper = 1, kNotedBlocked = 2;
+  FlatTable<int64_t, uint8_t> noted_;
   size_t unnoted_ = 0;
   bool finishing_ = false;  // finish(): open waits are judged, not counted as delays
   // The fluid clock: Σ δ/W over the cfs_rq's runs and Σ lag/W over its departures, each with

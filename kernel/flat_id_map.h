@@ -1,7 +1,9 @@
 // A map from an id (a pid, a group entity's id) to T, iterated in ascending id order as
 // std::map is, but held as a sorted vector of pointers to its entries: a cfs_rq's checks walk
 // all its entities on every event, and a walk of a vector is a run of independent loads where
-// a tree's is a chain of dependent ones. Entries keep their addresses until erased.
+// a tree's is a chain of dependent ones. Entries keep their addresses until erased. The ids sit
+// in a vector of their own beside the pointers, so a lookup searches contiguous keys; an erased
+// entry's node is kept for the next insertion, which a busy cfs_rq makes at every wakeup.
 #pragma once
 
 #include <algorithm>
@@ -62,8 +64,10 @@ class FlatIdMap {
   bool empty() const { return slots_.empty(); }
 
   iterator find(int64_t id) {
-    const auto at = lower(id);
-    return at != slots_.end() && (*at)->first == id ? iterator(at) : end();
+    const size_t at = lower(id);
+    return at < ids_.size() && ids_[at] == id
+               ? iterator(slots_.begin() + static_cast<std::ptrdiff_t>(at))
+               : end();
   }
   const_iterator find(int64_t id) const {
     return const_iterator(const_cast<FlatIdMap*>(this)->find(id).base());
@@ -76,20 +80,36 @@ class FlatIdMap {
   }
   const T& at(int64_t id) const { return const_cast<FlatIdMap*>(this)->at(id); }
   T& operator[](int64_t id) {
-    const auto at = lower(id);
-    if (at != slots_.end() && (*at)->first == id) return (*at)->second;
-    return (*slots_.insert(at, std::make_unique<value_type>(id, T{})))->second;
+    const size_t at = lower(id);
+    if (at < ids_.size() && ids_[at] == id) return slots_[at]->second;
+    std::unique_ptr<value_type> node;
+    if (spare_.empty()) {
+      node = std::make_unique<value_type>(id, T{});
+    } else {
+      node = std::move(spare_.back());
+      spare_.pop_back();
+      std::destroy_at(node.get());
+      std::construct_at(node.get(), id, T{});
+    }
+    ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(at), id);
+    return (*slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(at), std::move(node)))
+        ->second;
   }
-  iterator erase(iterator it) { return iterator(slots_.erase(it.base())); }
+  iterator erase(iterator it) {
+    const auto at = it.base() - slots_.begin();
+    spare_.push_back(std::move(*(slots_.begin() + at)));
+    ids_.erase(ids_.begin() + at);
+    return iterator(slots_.erase(slots_.begin() + at));
+  }
 
  private:
-  typename Slots::iterator lower(int64_t id) {
-    return std::lower_bound(
-        slots_.begin(), slots_.end(), id,
-        [](const std::unique_ptr<value_type>& e, int64_t x) { return e->first < x; });
+  size_t lower(int64_t id) const {
+    return static_cast<size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
   }
 
   Slots slots_;
+  std::vector<int64_t> ids_;  // slots_'s ids, in its order
+  Slots spare_;               // erased entries' nodes, to be reused
 };
 
 }  // namespace vlag::kernel

@@ -35,6 +35,7 @@ class FlatTable {
       if (keys_[at - 1] == k) return &values_[at - 1];
     }
   }
+  const T* find(const Key& k) const { return const_cast<FlatTable*>(this)->find(k); }
   /// The value of k, value-initialised when k is new.
   T& operator[](const Key& k) {
     if (2 * (keys_.size() + 1) > slots_.size()) grow();
@@ -55,6 +56,7 @@ class FlatTable {
   size_t size() const { return keys_.size(); }
   const Key& key(size_t i) const { return keys_[i]; }
   const T& value(size_t i) const { return values_[i]; }
+  T& value(size_t i) { return values_[i]; }
 
  private:
   size_t slot_of(const Key& k) const { return static_cast<size_t>(Hash()(k) >> (64 - bits_)); }

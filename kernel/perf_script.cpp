@@ -648,7 +648,10 @@ KernelEvent parse_line(std::string_view view, const std::string& file, int line)
   if (name.substr(0, 6) == "sched:") name = name.substr(6);
   const EventKeys* ev = nullptr;
   for (const auto& candidate : event_table())
-    if (name == candidate.name) ev = &candidate;
+    if (same_word(name, candidate.name)) {
+      ev = &candidate;
+      break;
+    }
   if (!ev) bad_field(file, line, "event", "unknown event '" + std::string(name) + "'");
   e.kind = ev->kind;
 

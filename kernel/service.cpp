@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <functional>
 #include <set>
 #include <string_view>
 
@@ -17,6 +18,7 @@
 #include "kernel/flat_table.h"
 #include "kernel/group_weight.h"
 #include "kernel/kernel_release.h"
+#include "kernel/pid_weights.h"
 #include "kernel/verdict_book.h"
 #include "spec/features.h"
 #include "spec/properties.h"
@@ -39,6 +41,16 @@ bool under(const std::string& path, const std::string& group) {
 
 enum class Where : uint8_t { Unknown, Asleep, Runnable, Running, Gone };
 
+// A group path the layer met, held once: its parent's, and on each CPU its cfs_rq and its group
+// entity's id once looked up, so that the chain of a task's cfs_rqs, which every switch, wakeup
+// and run walks, follows pointers instead of building paths and finding them in tree maps.
+struct PathNode {
+  std::string path;
+  PathNode* parent = nullptr;         // nullptr for the root
+  std::vector<CfsRqTrack*> level_on;  // by CPU (nullptr: not looked up yet)
+  std::vector<int64_t> gid_on;        // by CPU (0: not looked up yet)
+};
+
 struct TaskState {
   Where where = Where::Unknown;
   int cpu = -1;           // Runnable/Running: its CPU; Asleep: the CPU it slept on
@@ -48,7 +60,8 @@ struct TaskState {
   PrevState last_leave = PrevState::Runnable;
   int64_t migrated_at = -1;  // joined by a migration of a task not known to sleep, then
   int prio = 120;
-  std::string path;  // its group; "/?PID" when no snapshot or map gave one
+  std::string path;          // its group; "/?PID" when no snapshot or map gave one
+  PathNode* node = nullptr;  // path's (new_task())
   bool group_known = false;
   Range slice;
   Reasons unknown;  // MissingSnapshot when group or slice is not known
@@ -69,6 +82,11 @@ struct PidSlot {
   TaskService* service = nullptr;  // in r_.tasks
   bool recorded_out = false;       // the trace holds its switch-out at least once
   bool current_seen = false;       // some event was recorded while it ran
+  // Its latest wakeup delays, on their way into its histogram: a histogram spans kilobytes, so
+  // the bucket an add lands on is seldom in cache, and added a batch at a time the misses
+  // overlap (the histogram's figures do not depend on the order of its samples).
+  uint8_t pending = 0;
+  std::array<int64_t, 15> pending_ns;
 };
 
 struct Timeline {
@@ -96,7 +114,7 @@ struct Timeline {
   bool last_was_own_stat = false;
   int64_t last_stat_ns = 0;
   // Tasks of unknown group queued here (pid → task weight): any group open to them may hold them.
-  std::map<int64_t, double> outsiders;
+  PidWeights outsiders;
 };
 
 // The cfs_rqs of a task's hierarchy on a CPU, from its own up to the root, each with the entity
@@ -105,17 +123,17 @@ struct Timeline {
 // the heap. Contiguous either way.
 class Chain {
  public:
-  using Link = std::pair<std::string, int64_t>;
+  using Link = std::pair<PathNode*, int64_t>;
   Chain() = default;
   Chain(const Link* first, const Link* last) {
     for (; first != last; ++first) emplace_back(first->first, first->second);
   }
-  void emplace_back(std::string path, int64_t id) {
+  void emplace_back(PathNode* path, int64_t id) {
     if (n_ < near_.size()) {
-      near_[n_] = {std::move(path), id};
+      near_[n_] = {path, id};
     } else {
       if (n_ == near_.size()) far_.assign(near_.begin(), near_.end());
-      far_.emplace_back(std::move(path), id);
+      far_.emplace_back(path, id);
     }
     ++n_;
   }
@@ -230,6 +248,7 @@ class KernelServiceLayer::Impl {
     // What is still open is judged at the trace's last line.
     for (size_t c = 0; c < cpus_.size(); ++c) advance(static_cast<int>(c), r_.last_ns, last_line_);
     for (auto& [key, level] : levels_) level->finish(r_.last_ns, last_line_);
+    for (size_t i = 0; i < pid_slots_.size(); ++i) flush_wakeup_delays(pid_slots_.value(i));
     r_.machine_cpus = o_.machine_cpus.value_or(max_cpu_ + 1);
     r_.machine_cpus_source = !o_.machine_cpus          ? "the CPUs the trace names"
                              : machine_source_.empty() ? "the snapshot's cpu# sections"
@@ -342,14 +361,35 @@ class KernelServiceLayer::Impl {
 
   // A task's state, and the report's row of a task (made on first use): both are std::maps for
   // their order, whose nodes stay put (no task is erased), so the pid's slot finds one without
-  // the tree walk.
-  PidSlot& pid_slot(int64_t pid) { return pid_slots_[pid]; }
+  // the tree walk. An event asks for the slots of its one or two pids many times: the last two
+  // found are kept at hand (slots stay put: the table's values never move).
+  PidSlot& pid_slot(int64_t pid) {
+    if (PidSlot* near = recent_slot(pid)) return *near;
+    PidSlot& slot = pid_slots_[pid];
+    remember_slot(pid, slot);
+    return slot;
+  }
   TaskState* find_task(int64_t pid) {
-    const PidSlot* slot = pid_slots_.find(pid);
+    PidSlot* slot = recent_slot(pid);
+    if (!slot) {
+      slot = pid_slots_.find(pid);
+      if (slot) remember_slot(pid, *slot);
+    }
     return slot ? slot->state : nullptr;
+  }
+  PidSlot* recent_slot(int64_t pid) {
+    if (recent_[0].first == pid) return recent_[0].second;
+    if (recent_[1].first != pid) return nullptr;
+    std::swap(recent_[0], recent_[1]);
+    return recent_[0].second;
+  }
+  void remember_slot(int64_t pid, PidSlot& slot) {
+    recent_[1] = recent_[0];
+    recent_[0] = {pid, &slot};
   }
   TaskState& new_task(int64_t pid, const TaskState& s) {
     TaskState& made = tasks_.emplace(pid, s).first->second;
+    made.node = &path_node(made.path);
     pid_slot(pid).state = &made;
     return made;
   }
@@ -360,6 +400,30 @@ class KernelServiceLayer::Impl {
     return *slot.service;
   }
 
+  PathNode& path_node(const std::string& path) {
+    const auto it = path_nodes_.find(path);
+    if (it != path_nodes_.end()) return it->second;
+    PathNode* parent = path == "/" ? nullptr : &path_node(parent_of(path));
+    PathNode& made = path_nodes_[path];
+    made.path = path;
+    made.parent = parent;
+    return made;
+  }
+
+  CfsRqTrack& level(int cpu, PathNode* path) {
+    const auto c = static_cast<size_t>(cpu);
+    if (path->level_on.size() <= c) path->level_on.resize(c + 1, nullptr);
+    if (!path->level_on[c]) path->level_on[c] = &level(cpu, path->path);
+    return *path->level_on[c];
+  }
+
+  int64_t gid(PathNode* path, int cpu) {
+    const auto c = static_cast<size_t>(cpu);
+    if (path->gid_on.size() <= c) path->gid_on.resize(c + 1, 0);
+    if (path->gid_on[c] == 0) path->gid_on[c] = gid(path->path, cpu);
+    return path->gid_on[c];
+  }
+
   CfsRqTrack& level(int cpu, const std::string& path) {
     auto it = levels_.find(std::pair<int, std::string_view>(cpu, path));  // no key copied
     if (it == levels_.end()) it = levels_.emplace(std::pair(cpu, path), nullptr).first;
@@ -367,7 +431,16 @@ class KernelServiceLayer::Impl {
     if (!slot) {
       slot = std::make_unique<CfsRqTrack>(path, &context(cpu));
       if (open_to_outsiders(path))
-        for (const auto& [pid, w] : timeline(cpu).outsiders) slot->add_possible_member(pid, w);
+        for (const auto& [pid, w] : timeline(cpu).outsiders.ascending())
+          slot->add_possible_member(pid, w);
+      // The CPU's list, in the order of levels_, made again (a cfs_rq is new rarely).
+      if (levels_on_.size() <= static_cast<size_t>(cpu))
+        levels_on_.resize(static_cast<size_t>(cpu) + 1);
+      std::vector<LevelOnCpu>& on = levels_on_[static_cast<size_t>(cpu)];
+      on.clear();
+      for (auto at = levels_.lower_bound({cpu, std::string()});
+           at != levels_.end() && at->first.first == cpu; ++at)
+        on.push_back({at->second.get(), open_to_outsiders(at->first.second)});
     }
     return *slot;
   }
@@ -529,34 +602,34 @@ class KernelServiceLayer::Impl {
   // The cfs_rqs from the task's own up to the root, with the entity that stands for it in each.
   Chain chain(int64_t pid, const TaskState& s, int cpu) {
     Chain out;
-    out.emplace_back(s.path, pid);
-    for (std::string p = s.path; p != "/"; p = parent_of(p))
-      out.emplace_back(parent_of(p), gid(p, cpu));
+    out.emplace_back(s.node, pid);
+    for (PathNode* p = s.node; p->parent; p = p->parent) out.emplace_back(p->parent, gid(p, cpu));
     return out;
   }
 
   // --- presence on the cfs_rqs -----------------------------------------------------------
 
   // Every task Runnable on a CPU became so in add() or by a preemption there, which list it
-  // here: the idle task's switch looks at these, not at every task (more may be listed).
+  // here, each once: the idle task's switch looks at these, not at every task (more may be
+  // listed).
   void may_be_queued(int64_t pid, int cpu) {
     if (static_cast<size_t>(cpu) >= maybe_queued_.size())
       maybe_queued_.resize(static_cast<size_t>(cpu) + 1);
-    std::vector<int64_t>& v = maybe_queued_[static_cast<size_t>(cpu)];
-    v.push_back(pid);
-    if (v.size() > 2 * tasks_.size() + 64) {  // a CPU that never idles: keep it to its tasks
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
-    }
+    MaybeQueued& q = maybe_queued_[static_cast<size_t>(cpu)];
+    bool& listed = q.listed[pid];
+    if (listed) return;
+    listed = true;
+    q.pids.push_back(pid);
   }
-  // The tasks listed on c, in ascending pid order as tasks_ walks, once each; the list empties
-  // (whoever is Runnable there after the idle switch is listed again as it becomes so).
+  // The tasks listed on c, in ascending pid order as tasks_ walks; the list empties (whoever is
+  // Runnable there after the idle switch is listed again as it becomes so).
   std::vector<int64_t> queued_candidates(int c) {
     std::vector<int64_t> v;
-    if (static_cast<size_t>(c) < maybe_queued_.size())
-      v.swap(maybe_queued_[static_cast<size_t>(c)]);
+    if (static_cast<size_t>(c) >= maybe_queued_.size()) return v;
+    MaybeQueued& q = maybe_queued_[static_cast<size_t>(c)];
+    v.swap(q.pids);
+    for (const int64_t pid : v) *q.listed.find(pid) = false;
     std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
   }
 
@@ -576,7 +649,7 @@ class KernelServiceLayer::Impl {
         lv.forget_sleeper(pid);
         lv.join(task_info(pid, s), t, kind, woken, earliest, why);
       } else if (was_empty) {
-        lv.join(group_info(ch[i - 1].first, cpu, t), t,
+        lv.join(group_info(ch[i - 1].first->path, cpu, t), t,
                 kind == JoinKind::New ? JoinKind::Woken : kind, woken, earliest, why);
       } else {
         break;  // the group entity was queued already: nothing above changes
@@ -622,32 +695,31 @@ class KernelServiceLayer::Impl {
 
   template <typename F>
   void each_level_on(int cpu, F&& f) {
-    for (auto it = levels_.lower_bound({cpu, std::string()});
-         it != levels_.end() && it->first.first == cpu; ++it)
-      f(it->first.second, *it->second);
+    if (static_cast<size_t>(cpu) >= levels_on_.size()) return;
+    for (const LevelOnCpu& on : levels_on_[static_cast<size_t>(cpu)]) f(on.open, *on.track);
   }
 
   void outsider_queued(int64_t pid, const TaskState& s, int cpu) {
     const double w = static_cast<double>(nice_to_weight(s.prio - 120));
-    timeline(cpu).outsiders[pid] = w;
-    each_level_on(cpu, [&](const std::string& path, CfsRqTrack& lv) {
-      if (open_to_outsiders(path)) lv.add_possible_member(pid, w);
+    *timeline(cpu).outsiders.emplace(pid, w).first = w;
+    each_level_on(cpu, [&](bool open, CfsRqTrack& lv) {
+      if (open) lv.add_possible_member(pid, w);
     });
   }
 
   void outsider_left(int64_t pid, int cpu) {
     timeline(cpu).outsiders.erase(pid);
-    each_level_on(cpu, [&](const std::string&, CfsRqTrack& lv) { lv.forget_possible_member(pid); });
+    each_level_on(cpu, [&](bool, CfsRqTrack& lv) { lv.forget_possible_member(pid); });
   }
 
   // An outsider ran ns on cpu: every group open to it may have been served that.
   void outsider_ran(int cpu, double ns) {
     if (ns <= 0) return;
-    const auto may_hold = [&](int64_t id) {
+    const std::function<bool(int64_t)> may_hold = [&](int64_t id) {
       return open_to_outsiders(gnames_[static_cast<size_t>(-id - 1)].first);
     };
-    each_level_on(cpu, [&](const std::string& path, CfsRqTrack& lv) {
-      if (open_to_outsiders(path)) lv.possible_member_ran(ns);
+    each_level_on(cpu, [&](bool open, CfsRqTrack& lv) {
+      if (open) lv.possible_member_ran(ns);
       lv.groups_may_have_run(ns, may_hold);
     });
   }
@@ -1056,15 +1128,24 @@ class KernelServiceLayer::Impl {
 
   void on_wait(int64_t id, const WaitFigure& w) {
     if (id < 0 || !w.known) return;
+    PidSlot& slot = pid_slot(id);
     TaskService& t = service(id);
     const int64_t d = w.to_ns - w.from_ns;
     t.delays.add(d);
-    if (w.woken) t.wakeup_delays.add(d);
+    if (w.woken) {
+      slot.pending_ns[slot.pending++] = d;
+      if (slot.pending == slot.pending_ns.size()) flush_wakeup_delays(slot);
+    }
     if (d > t.max_delay_ns) {
       t.max_delay_ns = d;
       t.max_delay_at_ns = w.from_ns;
     }
     t.longest_wait_ns = std::max(t.longest_wait_ns, d);
+  }
+
+  static void flush_wakeup_delays(PidSlot& slot) {
+    for (uint8_t i = 0; i < slot.pending; ++i) slot.service->wakeup_delays.add(slot.pending_ns[i]);
+    slot.pending = 0;
   }
 
   KernelCheckOptions o_;
@@ -1079,8 +1160,13 @@ class KernelServiceLayer::Impl {
   // stay put when a higher-numbered CPU is first seen.
   std::deque<Timeline> cpus_;
   std::map<int64_t, TaskState> tasks_;
-  std::vector<std::vector<int64_t>> maybe_queued_;  // by CPU: may_be_queued()
+  struct MaybeQueued {
+    std::vector<int64_t> pids;        // in the order they were listed
+    FlatTable<int64_t, bool> listed;  // whether a pid is in pids
+  };
+  std::vector<MaybeQueued> maybe_queued_;  // by CPU: may_be_queued()
   FlatTable<int64_t, PidSlot> pid_slots_;
+  std::array<std::pair<int64_t, PidSlot*>, 2> recent_{{{-1, nullptr}, {-1, nullptr}}};
   std::map<std::string, std::set<int64_t>> members_;  // group path → its tasks
   std::set<std::string> known_paths_;
   std::set<int64_t> outsiders_;  // tasks no snapshot or map places in a group
@@ -1092,6 +1178,7 @@ class KernelServiceLayer::Impl {
   std::vector<Window>
       windows_;  // unrecorded switch-outs but the idle task's, classified at the end
   std::map<std::pair<std::string, int>, int64_t> gids_;
+  std::map<std::string, PathNode> path_nodes_;  // stable: chains and tasks point into it
   std::vector<std::pair<std::string, int>> gnames_;
   std::deque<LevelContext> contexts_;
   // Ordered by (CPU, path) as std::pair's own less orders them; found by a view of the path.
@@ -1104,6 +1191,13 @@ class KernelServiceLayer::Impl {
     }
   };
   std::map<std::pair<int, std::string>, std::unique_ptr<CfsRqTrack>, LevelOrder> levels_;
+  // Each CPU's cfs_rqs in the order of levels_, and whether an outsider may be in each
+  // (open_to_outsiders()): what a queued, leaving or running outsider walks.
+  struct LevelOnCpu {
+    CfsRqTrack* track;
+    bool open;
+  };
+  std::vector<std::vector<LevelOnCpu>> levels_on_;
 };
 
 KernelServiceLayer::KernelServiceLayer(std::string file, const KernelCheckOptions& options)

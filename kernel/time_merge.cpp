@@ -5,7 +5,7 @@
 
 namespace vlag::kernel {
 
-void TimeMerger::push(KernelEvent e) {
+void TimeMerger::push(KernelEvent&& e) {
   if (e.time_ns < emitted_) {  // beyond the window: let the consumer see the fault
     ++late_;
     sink_(e);

@@ -20,7 +20,7 @@ class TimeMerger {
   using Sink = std::function<void(const KernelEvent&)>;
   TimeMerger(size_t window, Sink sink) : window_(window), sink_(std::move(sink)) {}
 
-  void push(KernelEvent e);
+  void push(KernelEvent&& e);
   /// Passes on everything still held, in time order.
   void flush();
   int64_t late() const { return late_; }

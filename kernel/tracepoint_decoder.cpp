@@ -175,7 +175,7 @@ const TracepointDecoder::StateText& TracepointDecoder::prev_state(int64_t value,
                                                                   uint32_t size,
                                                                   const std::string& file,
                                                                   int line) {
-  if (const auto it = states_.find(value); it != states_.end()) return it->second;
+  if (const StateText* known = states_.find(value)) return *known;
   // libtraceevent prints from the format's offsets: each fixed field must lie in the data, and
   // a dynamic one (at most 2 x 64 KiB past it) finds zeros.
   for (tep_format_field* f = event_->format.fields; f; f = f->next)
@@ -262,14 +262,14 @@ const TracepointDecoder::StateText& TracepointDecoder::prev_state(int64_t value,
           "prev_state=" +
               std::string(text) + " ==> next_comm=x next_pid=1 next_prio=120",
           file, line);
-      states_.emplace(v, StateText{parsed.prev_state, parsed.prev_leave});
+      if (!states_.find(v)) states_[v] = StateText{parsed.prev_state, parsed.prev_leave};
     } catch (const Error&) {
       if (v == value) throw;
     }
   }
-  const auto it = states_.find(value);
-  if (it == states_.end()) bad_field(file, line, "prev_state", "printing it gave nothing");
-  return it->second;
+  const StateText* found = states_.find(value);
+  if (!found) bad_field(file, line, "prev_state", "printing it gave nothing");
+  return *found;
 }
 
 void TracepointDecoder::decode(const uint8_t* raw, uint32_t size, KernelEvent& e,

@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "kernel/events.h"
+#include "kernel/flat_table.h"
 
 namespace vlag::kernel {
 
@@ -74,9 +74,9 @@ class TracepointDecoder {
   std::optional<KernelEventKind> kind_;
   std::vector<Bound> fields_;  // in the order the print format prints them
   std::string missing_;        // "field 'K': missing" when the format lacks a field the kind needs
-  std::unordered_map<int64_t, StateText> states_;
-  bool guessed_ = false;          // the usual values printed already
-  std::vector<uint8_t> scratch_;  // a sample's data copied for printing, zeros after it
+  FlatTable<int64_t, StateText> states_;  // each sample's prev_state is found here
+  bool guessed_ = false;                  // the usual values printed already
+  std::vector<uint8_t> scratch_;          // a sample's data copied for printing, zeros after it
   trace_seq seq_;
 };
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "kernel/time_merge.h"
 #include "spec/error.h"
@@ -194,14 +195,14 @@ TEST(TimeMerge, PerCpuStreamsComeOutInTimeOrderWithinTheWindow) {
   for (int64_t t : {10, 30, 20, 40, 15, 50, 60, 70, 80}) {
     KernelEvent e;
     e.time_ns = t;
-    merge.push(e);
+    merge.push(std::move(e));
   }
   merge.flush();
   EXPECT_EQ(out, (std::vector<int64_t>{10, 15, 20, 30, 40, 50, 60, 70, 80}));
   EXPECT_EQ(merge.late(), 0);
   KernelEvent old;
   old.time_ns = 5;  // older than what already went out: passed on, counted
-  merge.push(old);
+  merge.push(std::move(old));
   EXPECT_EQ(merge.late(), 1);
   EXPECT_EQ(out.back(), 5);
 }
