@@ -303,8 +303,11 @@ class KernelServiceLayer::Impl {
   void note_cpu(int c) { max_cpu_ = std::max(max_cpu_, c); }
 
   Timeline& timeline(int c) {
-    if (static_cast<size_t>(c) >= cpus_.size()) cpus_.resize(static_cast<size_t>(c) + 1);
-    return cpus_[static_cast<size_t>(c)];
+    const auto at = static_cast<size_t>(c);
+    if (at < timeline_at_.size()) return *timeline_at_[at];
+    cpus_.resize(at + 1);
+    for (size_t i = timeline_at_.size(); i <= at; ++i) timeline_at_.push_back(&cpus_[i]);
+    return cpus_[at];
   }
 
   // Whether every CPU of the machine has recorded an event by now (unknown CPU count: no).
@@ -742,7 +745,7 @@ class KernelServiceLayer::Impl {
     ts.weight = nice_to_weight(prio - 120);
     if (s.on_level) {  // the old phase's fluid figures go to it, before the new one opens
       const bool running = s.where == Where::Running;
-      level(s.cpu, s.path).change(task_info(pid, s), t, line, running);
+      level(s.cpu, s.node).change(task_info(pid, s), t, line, running);
     }
     ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
     ts.phases.push_back({prio, ts.weight, t, t});
@@ -917,7 +920,7 @@ class KernelServiceLayer::Impl {
   void appear(TaskState& s, int64_t pid, int c, int64_t t, int line) {
     if ((s.where == Where::Runnable || s.where == Where::Running) && s.on_level)
       remove(s, pid, t, line, true, Reason::LeftUnseen);
-    if (s.where == Where::Asleep && s.on_level) level(s.cpu, s.path).forget_sleeper(pid);
+    if (s.where == Where::Asleep && s.on_level) level(s.cpu, s.node).forget_sleeper(pid);
     // Its arrival went unrecorded: on a CPU the trace does not hold, or, where it holds every
     // CPU, while a task ran that the tracer records nothing of.
     const Reasons why = !s.seen                ? Reason::MidLife
@@ -981,7 +984,7 @@ class KernelServiceLayer::Impl {
           remove(*p, e.prev_pid, t, e.line, false);
           p->where = e.prev_leave == PrevState::Dead ? Where::Gone : Where::Asleep;
           if (p->where == Where::Asleep && judged(c))
-            level(c, p->path)
+            level(c, p->node)
                 .add_sleeper(e.prev_pid, static_cast<double>(service(e.prev_pid).weight));
           break;
       }
@@ -1038,7 +1041,7 @@ class KernelServiceLayer::Impl {
       remove(*s, e.pid, t, e.line, true, Reason::LeftUnseen);
     }
     if (s->where == Where::Asleep && s->cpu >= 0 && judged(s->cpu))
-      level(s->cpu, s->path).forget_sleeper(e.pid);
+      level(s->cpu, s->node).forget_sleeper(e.pid);
     s->where = Where::Runnable;
     add(*s, e.pid, x, t, e.kind == KernelEventKind::WakeupNew ? JoinKind::New : JoinKind::Woken,
         true);
@@ -1057,7 +1060,7 @@ class KernelServiceLayer::Impl {
     } else if (s->where == Where::Asleep) {
       // A sleeping task moves with its wakeup, which follows, or with its affinity; it stays
       // asleep.
-      if (s->cpu >= 0 && judged(s->cpu)) level(s->cpu, s->path).forget_sleeper(e.pid);
+      if (s->cpu >= 0 && judged(s->cpu)) level(s->cpu, s->node).forget_sleeper(e.pid);
       s->move_to(*e.dest_cpu, t);
     } else if (s->where == Where::Unknown) {
       // Nothing says it sleeps: it is queued where it goes (a balance), unless the wakeup that
@@ -1159,6 +1162,7 @@ class KernelServiceLayer::Impl {
   // A deque: each CPU's runqueue trackers keep a pointer to its unrecorded time, which must
   // stay put when a higher-numbered CPU is first seen.
   std::deque<Timeline> cpus_;
+  std::vector<Timeline*> timeline_at_;  // cpus_'s, found without the deque's index arithmetic
   std::map<int64_t, TaskState> tasks_;
   struct MaybeQueued {
     std::vector<int64_t> pids;        // in the order they were listed

@@ -1,6 +1,5 @@
 #include "kernel/time_merge.h"
 
-#include <algorithm>
 #include <utility>
 
 namespace vlag::kernel {
@@ -11,22 +10,37 @@ void TimeMerger::push(KernelEvent&& e) {
     sink_(e);
     return;
   }
-  auto at = held_.end();
-  if (!held_.empty() && e.time_ns < held_.back().time_ns)
-    at = std::upper_bound(held_.begin(), held_.end(), e.time_ns,
-                          [](int64_t t, const KernelEvent& h) { return t < h.time_ns; });
-  held_.insert(at, std::move(e));
-  if (held_.size() > window_) pop();
+  // Until the ring is full nothing has left it, so it starts at its first slot.
+  if (count_ == held_.size()) held_.emplace_back();
+  size_t pos = count_;
+  if (count_ > 0 && e.time_ns < at(count_ - 1).time_ns) {
+    size_t lo = 0, hi = count_ - 1;  // the first held event later than e
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (e.time_ns < at(mid).time_ns)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    pos = lo;
+    for (size_t i = count_; i > pos; --i) at(i) = std::move(at(i - 1));
+  }
+  at(pos) = std::move(e);
+  ++count_;
+  if (count_ > window_) pop();
 }
 
 void TimeMerger::pop() {
-  emitted_ = held_.front().time_ns;
-  sink_(held_.front());
-  held_.pop_front();
+  KernelEvent& front = at(0);
+  emitted_ = front.time_ns;
+  sink_(front);
+  first_ = first_ + 1 < held_.size() ? first_ + 1 : 0;
+  --count_;
 }
 
 void TimeMerger::flush() {
-  while (!held_.empty()) pop();
+  while (count_ > 0) pop();
+  first_ = 0;  // the ring grows only from its first slot on
 }
 
 }  // namespace vlag::kernel

@@ -8,8 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <vector>
 
 #include "kernel/events.h"
 
@@ -18,7 +18,9 @@ namespace vlag::kernel {
 class TimeMerger {
  public:
   using Sink = std::function<void(const KernelEvent&)>;
-  TimeMerger(size_t window, Sink sink) : window_(window), sink_(std::move(sink)) {}
+  TimeMerger(size_t window, Sink sink) : window_(window), sink_(std::move(sink)) {
+    held_.reserve(window_ + 1);  // address space only: a slot's page is touched when first held
+  }
 
   void push(KernelEvent&& e);
   /// Passes on everything still held, in time order.
@@ -27,12 +29,20 @@ class TimeMerger {
 
  private:
   void pop();
+  // The i-th held event, in time order.
+  KernelEvent& at(size_t i) {
+    const size_t slot = first_ + i;
+    return held_[slot < held_.size() ? slot : slot - held_.size()];
+  }
 
   size_t window_;
   Sink sink_;
-  // Held events in time order (file order among equal times). Input that is already sorted —
-  // perf script's — only appends and pops the front, so merging costs a move per event.
-  std::deque<KernelEvent> held_;
+  // Held events in time order (file order among equal times), a ring of up to window_ + 1
+  // slots from first_: its events are assigned into slots that already hold strings' storage,
+  // never made or destroyed. Input that is already sorted — perf script's — only appends and
+  // pops the front, so merging costs a move per event.
+  std::vector<KernelEvent> held_;
+  size_t first_ = 0, count_ = 0;
   int64_t emitted_ = INT64_MIN;
   int64_t late_ = 0;
 };

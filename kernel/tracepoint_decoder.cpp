@@ -95,10 +95,42 @@ int64_t in_range(int64_t v, int64_t lo, int64_t hi, const char* what, const std:
 
 bool is_dynamic(const tep_format_field* f) { return (f->flags & TEP_FIELD_IS_DYNAMIC) != 0; }
 
+template <class Word>
+unsigned long long word_in_place(const uint8_t* at) {
+  Word w;
+  std::memcpy(&w, at, sizeof w);
+  return w;
+}
+
+// What tep_read_number gives for data in this machine's byte order, read in place: the call into
+// the library per field cost as much as the rest of a sample's decoding. False for a size it
+// does not read.
+bool read_host_number(const uint8_t* at, int size, unsigned long long& v) {
+  switch (size) {
+    case 1:
+      v = *at;
+      return true;
+    case 2:
+      v = word_in_place<uint16_t>(at);
+      return true;
+    case 4:
+      v = word_in_place<uint32_t>(at);
+      return true;
+    case 8:
+      v = word_in_place<uint64_t>(at);
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 TracepointDecoder::TracepointDecoder(tep_handle* tep, tep_event* event, std::string name)
-    : tep_(tep), event_(event), name_(std::move(name)) {
+    : tep_(tep),
+      event_(event),
+      name_(std::move(name)),
+      host_order_(tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep)) {
   trace_seq_init(&seq_);
   if (!event_ || std::string_view(event_->system) != "sched") return;
   const KindSpecs* ks = nullptr;
@@ -133,9 +165,11 @@ int64_t TracepointDecoder::number(const Bound& b, const uint8_t* raw, uint32_t s
     bad_field(file, line, b.key,
               "its format puts it outside the sample's " + std::to_string(size) + " bytes");
   unsigned long long v = 0;
-  if (tep_read_number_field(b.field, raw, &v) != 0)
-    bad_field(file, line, b.key,
-              "a number of " + std::to_string(f->size) + " bytes (1, 2, 4 or 8 expected)");
+  if (!host_order_ || !read_host_number(raw + f->offset, f->size, v)) {
+    if (tep_read_number_field(b.field, raw, &v) != 0)
+      bad_field(file, line, b.key,
+                "a number of " + std::to_string(f->size) + " bytes (1, 2, 4 or 8 expected)");
+  }
   if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
     const unsigned shift = 64 - 8 * static_cast<unsigned>(f->size);
     return static_cast<int64_t>(v << shift) >> shift;

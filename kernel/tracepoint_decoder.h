@@ -71,6 +71,7 @@ class TracepointDecoder {
   tep_handle* tep_;
   tep_event* event_;
   std::string name_;
+  bool host_order_;  // the data's numbers are in this machine's byte order
   std::optional<KernelEventKind> kind_;
   std::vector<Bound> fields_;  // in the order the print format prints them
   std::string missing_;        // "field 'K': missing" when the format lacks a field the kind needs
