@@ -428,7 +428,7 @@ class Reader {
       if (held_[i].time < held_[i - 1].time) starts.push_back(i);
     starts.push_back(held_.size());
     const auto by_time = [](const Held& a, const Held& b) { return a.time < b.time; };
-    std::vector<Held> out(held_.size());
+    merge_out_.resize(held_.size());
     while (starts.size() > 2) {
       std::vector<size_t> merged = {0};
       for (size_t r = 0; r + 1 < starts.size(); r += 2) {
@@ -437,10 +437,10 @@ class Reader {
                    held_.begin() + static_cast<std::ptrdiff_t>(mid),
                    held_.begin() + static_cast<std::ptrdiff_t>(mid),
                    held_.begin() + static_cast<std::ptrdiff_t>(end),
-                   out.begin() + static_cast<std::ptrdiff_t>(starts[r]), by_time);
+                   merge_out_.begin() + static_cast<std::ptrdiff_t>(starts[r]), by_time);
         merged.push_back(end);
       }
-      held_.swap(out);
+      held_.swap(merge_out_);
       starts.swap(merged);
     }
   }
@@ -503,6 +503,9 @@ class Reader {
 
   bool pipe_ = false, ordered_ = false;
   std::vector<Held> held_;
+  // sort_held()'s other buffer, kept between rounds: a round holds a CPU buffer's worth of
+  // records, and new pages for each merge cost more than the merge.
+  std::vector<Held> merge_out_;
   bool sorted_ = true;
   uint64_t max_time_ = 0, next_flush_ = 0;
   int lines_ = 0;
