@@ -478,7 +478,7 @@ class KernelServiceLayer::Impl {
     }
     TaskState& s = *known;
     TaskService& ts = service(pid);
-    if (!comm.empty() && comm != "<...>") ts.comm = comm;
+    if (!comm.empty() && comm != std::string_view("<...>") && ts.comm != comm) ts.comm = comm;
     if (prio && !fair_prio(*prio)) {  // it left the fair class (sched_setscheduler)
       if (s.where == Where::Runnable || s.where == Where::Running) remove(s, pid, t, line, false);
       s.where = Where::Unknown;
@@ -833,8 +833,8 @@ class KernelServiceLayer::Impl {
     for (const auto& [path, id] : chain(tl.current, s, c))
       level(c, path).run(id, served, tl.stat_mode);
     if (!s.group_known) outsider_ran(c, static_cast<double>(served));
-    for (std::string p = s.path; p != "/"; p = parent_of(p))
-      level(c, parent_of(p)).drift(group_info(p, c, t), t, line);
+    for (const PathNode* p = s.node; p->parent; p = p->parent)
+      level(c, p->parent).drift(group_info(p->path, c, t), t, line);
   }
 
   // The chain of a task present on c's cfs_rqs (empty otherwise).
