@@ -3,7 +3,9 @@
 // all its entities on every event, and a walk of a vector is a run of independent loads where
 // a tree's is a chain of dependent ones. Entries keep their addresses until erased. The ids sit
 // in a vector of their own beside the pointers, so a lookup searches contiguous keys; an erased
-// entry's node is kept for the next insertion, which a busy cfs_rq makes at every wakeup.
+// entry's node is kept for the next insertion, which a busy cfs_rq makes at every wakeup. The
+// nodes are owned apart from the sorted pointers, which are plain: an insertion or erasure in a
+// cfs_rq of hundreds shifts them as one memmove, not as unique_ptrs moved one by one.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <iterator>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -23,7 +26,7 @@ class FlatIdMap {
   using value_type = std::pair<const int64_t, T>;
 
  private:
-  using Slots = std::vector<std::unique_ptr<value_type>>;
+  using Slots = std::vector<value_type*>;
 
   template <class Base, class Value>
   class Iter {
@@ -38,7 +41,7 @@ class FlatIdMap {
     template <class B, class V>
     Iter(const Iter<B, V>& o) : at_(o.base()) {}  // iterator → const_iterator
     reference operator*() const { return **at_; }
-    pointer operator->() const { return at_->get(); }
+    pointer operator->() const { return *at_; }
     Iter& operator++() {
       ++at_;
       return *this;
@@ -82,22 +85,25 @@ class FlatIdMap {
   T& operator[](int64_t id) {
     const size_t at = lower(id);
     if (at < ids_.size() && ids_[at] == id) return slots_[at]->second;
-    std::unique_ptr<value_type> node;
+    value_type* node;
     if (spare_.empty()) {
-      node = std::make_unique<value_type>(id, T{});
+      node = owned_
+                 .emplace_back(std::make_unique<value_type>(
+                     std::piecewise_construct, std::forward_as_tuple(id), std::forward_as_tuple()))
+                 .get();
     } else {
-      node = std::move(spare_.back());
+      node = spare_.back();
       spare_.pop_back();
-      std::destroy_at(node.get());
-      std::construct_at(node.get(), id, T{});
+      std::destroy_at(node);
+      std::construct_at(node, std::piecewise_construct, std::forward_as_tuple(id),
+                        std::forward_as_tuple());
     }
     ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(at), id);
-    return (*slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(at), std::move(node)))
-        ->second;
+    return (*slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(at), node))->second;
   }
   iterator erase(iterator it) {
     const auto at = it.base() - slots_.begin();
-    spare_.push_back(std::move(*(slots_.begin() + at)));
+    spare_.push_back(*(slots_.begin() + at));
     ids_.erase(ids_.begin() + at);
     return iterator(slots_.erase(slots_.begin() + at));
   }
@@ -107,9 +113,10 @@ class FlatIdMap {
     return static_cast<size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
   }
 
-  Slots slots_;
-  std::vector<int64_t> ids_;  // slots_'s ids, in its order
-  Slots spare_;               // erased entries' nodes, to be reused
+  Slots slots_;                                     // in ascending id order
+  std::vector<int64_t> ids_;                        // slots_'s ids, in its order
+  Slots spare_;                                     // erased entries' nodes, to be reused
+  std::vector<std::unique_ptr<value_type>> owned_;  // every node made, member or spare
 };
 
 }  // namespace vlag::kernel
