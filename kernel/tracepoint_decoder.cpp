@@ -84,13 +84,25 @@ const std::array<KindSpecs, 8>& kinds() {
   fail_at(file, line, "field '" + std::string(key) + "': " + what);
 }
 
+// The messages are made out of line, in a function of their own: the checks that call them run
+// for every field of every sample, and inline they kept the checks from being inlined.
+[[noreturn, gnu::noinline, gnu::cold]] void outside(int64_t v, int64_t lo, int64_t hi,
+                                                    const char* what, const std::string& file,
+                                                    int line, std::string_view key) {
+  bad_field(file, line, key,
+            std::string(what) + " " + std::to_string(v) + " is outside " + std::to_string(lo) +
+                ".." + std::to_string(hi));
+}
+
 int64_t in_range(int64_t v, int64_t lo, int64_t hi, const char* what, const std::string& file,
                  int line, std::string_view key) {
-  if (v < lo || v > hi)
-    bad_field(file, line, key,
-              std::string(what) + " " + std::to_string(v) + " is outside " + std::to_string(lo) +
-                  ".." + std::to_string(hi));
+  if (v < lo || v > hi) outside(v, lo, hi, what, file, line, key);
   return v;
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] void too_large(unsigned long long v, const std::string& file,
+                                                      int line, std::string_view key) {
+  bad_field(file, line, key, "'" + std::to_string(v) + "' is not an integer that fits 64 bits");
 }
 
 bool is_dynamic(const tep_format_field* f) { return (f->flags & TEP_FIELD_IS_DYNAMIC) != 0; }
@@ -158,24 +170,33 @@ TracepointDecoder::TracepointDecoder(tep_handle* tep, tep_event* event, std::str
 
 TracepointDecoder::~TracepointDecoder() { trace_seq_destroy(&seq_); }
 
-int64_t TracepointDecoder::number(const Bound& b, const uint8_t* raw, uint32_t size,
-                                  const std::string& file, int line) const {
+unsigned long long TracepointDecoder::read_number(const Bound& b, const uint8_t* raw, uint32_t size,
+                                                  const std::string& file, int line) const {
   const tep_format_field* f = b.field;
   if (f->offset < 0 || f->size <= 0 || static_cast<uint64_t>(f->offset) + f->size > size)
     bad_field(file, line, b.key,
               "its format puts it outside the sample's " + std::to_string(size) + " bytes");
   unsigned long long v = 0;
-  if (!host_order_ || !read_host_number(raw + f->offset, f->size, v)) {
-    if (tep_read_number_field(b.field, raw, &v) != 0)
-      bad_field(file, line, b.key,
-                "a number of " + std::to_string(f->size) + " bytes (1, 2, 4 or 8 expected)");
-  }
+  if (tep_read_number_field(b.field, raw, &v) != 0)
+    bad_field(file, line, b.key,
+              "a number of " + std::to_string(f->size) + " bytes (1, 2, 4 or 8 expected)");
+  return v;
+}
+
+int64_t TracepointDecoder::number(const Bound& b, const uint8_t* raw, uint32_t size,
+                                  const std::string& file, int line) const {
+  const tep_format_field* f = b.field;
+  unsigned long long v = 0;
+  const bool inside =
+      f->offset >= 0 && f->size > 0 && static_cast<uint64_t>(f->offset) + f->size <= size;
+  if (!inside || !host_order_ || !read_host_number(raw + f->offset, f->size, v))
+    v = read_number(b, raw, size, file, line);
   if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
     const unsigned shift = 64 - 8 * static_cast<unsigned>(f->size);
     return static_cast<int64_t>(v << shift) >> shift;
   }
   if (v > static_cast<unsigned long long>(INT64_MAX) && !(f->flags & TEP_FIELD_IS_SIGNED))
-    bad_field(file, line, b.key, "'" + std::to_string(v) + "' is not an integer that fits 64 bits");
+    too_large(v, file, line, b.key);
   return static_cast<int64_t>(v);
 }
 

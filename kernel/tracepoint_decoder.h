@@ -63,6 +63,11 @@ class TracepointDecoder {
 
   int64_t number(const Bound& b, const uint8_t* raw, uint32_t size, const std::string& file,
                  int line) const;
+  // The field's bits as libtraceevent reads them, or the error: what number() does not read
+  // in place.
+  [[gnu::noinline]] unsigned long long read_number(const Bound& b, const uint8_t* raw,
+                                                   uint32_t size, const std::string& file,
+                                                   int line) const;
   std::string_view text(const Bound& b, const uint8_t* raw, uint32_t size, const std::string& file,
                         int line) const;
   const StateText& prev_state(int64_t value, const uint8_t* raw, uint32_t size,
