@@ -129,12 +129,10 @@ class Chain {
     for (; first != last; ++first) emplace_back(first->first, first->second);
   }
   void emplace_back(PathNode* path, int64_t id) {
-    if (n_ < near_.size()) {
+    if (n_ < near_.size())
       near_[n_] = {path, id};
-    } else {
-      if (n_ == near_.size()) far_.assign(near_.begin(), near_.end());
-      far_.emplace_back(path, id);
-    }
+    else
+      emplace_far(path, id);
     ++n_;
   }
   const Link* begin() const { return n_ <= near_.size() ? near_.data() : far_.data(); }
@@ -144,6 +142,12 @@ class Chain {
   const Link& operator[](size_t i) const { return begin()[i]; }
 
  private:
+  // Out of line, so that the common case inlines.
+  [[gnu::noinline]] void emplace_far(PathNode* path, int64_t id) {
+    if (n_ == near_.size()) far_.assign(near_.begin(), near_.end());
+    far_.emplace_back(path, id);
+  }
+
   size_t n_ = 0;
   std::array<Link, 2> near_;
   std::vector<Link> far_;
@@ -304,7 +308,10 @@ class KernelServiceLayer::Impl {
 
   Timeline& timeline(int c) {
     const auto at = static_cast<size_t>(c);
-    if (at < timeline_at_.size()) return *timeline_at_[at];
+    return at < timeline_at_.size() ? *timeline_at_[at] : new_timeline(at);
+  }
+  // Out of line: timeline() is asked for several times per event, and inlined only without this.
+  [[gnu::noinline]] Timeline& new_timeline(size_t at) {
     cpus_.resize(at + 1);
     for (size_t i = timeline_at_.size(); i <= at; ++i) timeline_at_.push_back(&cpus_[i]);
     return cpus_[at];
