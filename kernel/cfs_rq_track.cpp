@@ -224,9 +224,9 @@ void CfsRqTrack::judge_wait(int64_t id, Member& m, int64_t t, int line, bool o_l
 }
 
 void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> uncertain_from) {
-  const auto it = members_.find(id);
-  if (it == members_.end()) return;
-  Member& m = it->second;
+  Member* const picked = members_.get(id);
+  if (!picked) return;
+  Member& m = *picked;
   if (m.wait)
     judge_wait(id, m, t, line, true, uncertain_from,
                uncertain_from ? Reasons(Reason::UnrecordedSwitch) : Reasons());
@@ -273,14 +273,14 @@ void CfsRqTrack::pick(int64_t id, int64_t t, int line, std::optional<int64_t> un
 }
 
 void CfsRqTrack::repicked(int64_t id) {
-  const auto it = members_.find(id);
-  if (it != members_.end() && it->second.running) it->second.run_ns = it->second.overrun_ns = 0;
+  Member* const m = members_.get(id);
+  if (m && m->running) m->run_ns = m->overrun_ns = 0;
 }
 
 void CfsRqTrack::stop(int64_t id, int64_t t) {
-  const auto it = members_.find(id);
-  if (it == members_.end() || !it->second.running) return;
-  Member& m = it->second;
+  Member* const stopped = members_.get(id);
+  if (!stopped || !stopped->running) return;
+  Member& m = *stopped;
   m.running = false;
   --running_;
   m.last_stop_seq = ++seq_;
@@ -298,9 +298,9 @@ void CfsRqTrack::stop(int64_t id, int64_t t) {
 }
 
 void CfsRqTrack::run(int64_t id, int64_t dt, bool kernel_accounted) {
-  const auto it = members_.find(id);
-  if (it == members_.end() || dt <= 0) return;
-  Member& m = it->second;
+  Member* const ran = members_.get(id);
+  if (!ran || dt <= 0) return;
+  Member& m = *ran;
   const double d = static_cast<double>(dt);
   m.sigma.lo += d / m.info.weight.hi;
   m.sigma.hi += d / m.info.weight.lo;
@@ -364,11 +364,11 @@ void CfsRqTrack::note_extremes(Window& w, Range x) {
 }
 
 void CfsRqTrack::uncertain(int64_t id, double ns, Reasons why) {
-  const auto it = members_.find(id);
-  if (it == members_.end() || ns <= 0) return;
-  materialize_all(id, it->second);
-  const double per_weight = ns / it->second.info.weight.lo;
-  for (const auto& [other, w, partner] : it->second.windows) {
+  Member* const m = members_.get(id);
+  if (!m || ns <= 0) return;
+  materialize_all(id, *m);
+  const double per_weight = ns / m->info.weight.lo;
+  for (const auto& [other, w, partner] : m->windows) {
     w->u += per_weight;
     w->why |= why;
   }
@@ -755,10 +755,10 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
 }
 
 void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_run) {
-  const auto it = members_.find(e.id);
-  if (it == members_.end()) return;
+  Member* const changed = members_.get(e.id);
+  if (!changed) return;
   close_windows(e.id, t, line, during_run);
-  Member& m = it->second;
+  Member& m = *changed;
   if (m.wait) m.wait->weight_changed = true;
   // A heavier weight counts like a join for the others' waits (their own sums: the changing
   // one's wait is not among them, and while the shared sum is exact, one more whole term in a
@@ -792,15 +792,15 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
 }
 
 void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {
-  const auto it = members_.find(e.id);
-  if (it == members_.end()) return;
-  if (tight(it->second.info.weight) != tight(e.weight)) {
+  Member* const m = members_.get(e.id);
+  if (!m) return;
+  if (tight(m->info.weight) != tight(e.weight)) {
     change(e, t, line, false);
     return;
   }
-  materialize_all(e.id, it->second);
-  set_info(it->second, e);
-  for (const auto& [other, w, partner] : it->second.windows) {
+  materialize_all(e.id, *m);
+  set_info(*m, e);
+  for (const auto& [other, w, partner] : m->windows) {
     Range& hull = e.id < other ? w->wa : w->wb;
     hull = hull.hull(e.weight);
   }

@@ -66,5 +66,32 @@ TEST(FlatIdMap, AReusedEntryStartsFreshAndTheOrderHolds) {
   EXPECT_EQ(map.count(5), 0u);
 }
 
+TEST(FlatIdMap, GetFindsWhatFindFindsAsEntriesComeAndGo) {
+  FlatIdMap<int> map;
+  std::map<int64_t, int> model;
+  uint64_t seed = 7;
+  for (int step = 0; step < 2000; ++step) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const auto id = static_cast<int64_t>(seed >> 58) - 16;  // few ids, negative ones too
+    if ((seed >> 40) % 3 == 0) {
+      const auto it = map.find(id);
+      if (it != map.end()) map.erase(it);
+      model.erase(id);
+    } else {
+      map[id] = step;
+      model[id] = step;
+    }
+    for (int64_t probe = -16; probe < 48; ++probe) {
+      const auto it = model.find(probe);
+      const int* got = map.get(probe);
+      ASSERT_EQ(got != nullptr, it != model.end()) << "id " << probe << " at step " << step;
+      if (got) {
+        ASSERT_EQ(*got, it->second);
+        ASSERT_EQ(got, &map.find(probe)->second);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vlag::kernel
