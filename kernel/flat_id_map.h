@@ -8,7 +8,6 @@
 // cfs_rq of hundreds shifts them as one memmove, not as unique_ptrs moved one by one.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -120,8 +119,13 @@ class FlatIdMap {
   }
 
  private:
+  // std::lower_bound's answer, by a search whose step is a conditional move, not a branch: the
+  // ids a cfs_rq looks up follow no pattern a branch predictor learns.
   size_t lower(int64_t id) const {
-    return static_cast<size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+    if (ids_.empty()) return 0;
+    const int64_t* base = ids_.data();
+    for (size_t n = ids_.size(); n > 1; n -= n / 2) base = base[n / 2] < id ? base + n / 2 : base;
+    return static_cast<size_t>(base - ids_.data()) + (*base < id);
   }
 
   Slots slots_;                                     // in ascending id order
