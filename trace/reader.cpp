@@ -740,7 +740,7 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         break;
       case Key::ev: {
         const std::string_view name = fr.string();
-        const auto kind = event_kind(name);
+        const auto kind = last_event_.find(name, event_kind);
         if (!kind || (!v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
           fail(Fault::UnknownEvent, std::string(k),
                "unknown event \"" + std::string(name) + "\"" +
@@ -797,7 +797,7 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         break;
       case Key::status: {
         const std::string_view st = fr.string();
-        e.state.status = status_by_name(st);
+        e.state.status = last_status_.find(st, status_by_name);
         if (!e.state.status)
           fail(Fault::Malformed, std::string(k), "unknown status \"" + std::string(st) + "\"");
         break;
