@@ -57,7 +57,9 @@ TEST(LinuxArith, AverageRoundsTowardMinusInfinity) {
 RC_GTEST_PROP(LinuxArithProperties, AverageIsTheFloorOfTheMean, ()) {
   const int64_t high = *rc::gen::inRange<int64_t>(-(int64_t{1} << 40), int64_t{1} << 40);
   const auto low = *rc::gen::arbitrary<uint64_t>();
-  const __int128 wide = (static_cast<__int128>(high) << 64) | low;
+  // high · 2^64 + low, shifted as an unsigned number (a negative one's shift is not for UBSan).
+  const auto wide = static_cast<__int128>(
+      (static_cast<unsigned __int128>(static_cast<__int128>(high)) << 64) | low);
   const __int128 sum = *rc::gen::element(0, 1, 2) == 0
                            ? wide
                            : static_cast<__int128>(*rc::gen::element<int64_t>(
