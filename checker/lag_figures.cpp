@@ -73,15 +73,18 @@ bool LagFigures::integer_lag(const ViewEntity& e, int64_t V, Lag& lag) const {
 // the first in id order, which is the one that would have become the largest sample by sample.
 // False, with nothing changed, when some queued entity's lag is not an integer sample.
 bool LagFigures::largest_only(const View& view, const Exact& V, int64_t V64, int64_t line) {
-  constexpr __int128 kExactDouble = __int128{1} << 53;
+  constexpr int64_t kExactDouble = int64_t{1} << 53;
   const ViewEntity* top = nullptr;
-  __int128 top_x = -1;  // |w·(V − v)| of top
+  int64_t top_x = -1;  // |w·(V − v)| of top
   int64_t n = 0;
   for (const auto& [id, e] : view.entities()) {
     if (!in_queue(e)) continue;
     if (!e.v64) return false;
-    const __int128 x = (static_cast<__int128>(V64) - *e.v64) * e.weight;
-    if (x >= kExactDouble || x <= -kExactDouble) return false;
+    // In 64 bits: a product that overflows them is beyond 2^53 as well.
+    int64_t d = 0, x = 0;
+    if (__builtin_sub_overflow(V64, *e.v64, &d) || __builtin_mul_overflow(d, e.weight, &x) ||
+        x >= kExactDouble || x <= -kExactDouble)
+      return false;
     ++n;
     if ((x < 0 ? -x : x) > top_x) {
       top_x = x < 0 ? -x : x;

@@ -31,13 +31,21 @@ std::string entity_label(const ViewEntity& e) {
   return (e.task == e.id ? "task " : "entity ") + std::to_string(e.id);
 }
 
-View::Edit::Edit(View& view, ViewEntity& e) : view_(view), e_(e), slice_(e.slice) {
-  view_.account(e_, -1);
+// The slice counts change only when the slice or the membership of Q does (an edit of curr at
+// each `run` changes neither): they are settled at the end, from the state before and after.
+View::Edit::Edit(View& view, ViewEntity& e)
+    : view_(view), e_(e), slice_(e.slice), queued_(in_queue(e)) {
+  view_.account(e_, -1, false);
 }
 
 View::Edit::~Edit() {
   read_s64(e_);
-  view_.account(e_, 1);
+  view_.account(e_, 1, false);
+  const bool queued = in_queue(e_);
+  if (queued_ != queued || e_.slice != slice_) {
+    if (queued_) view_.count_slice(view_.queued_slices_, slice_, -1);
+    if (queued) view_.count_slice(view_.queued_slices_, e_.slice, 1);
+  }
   if (e_.slice != slice_) {
     view_.count_slice(view_.slices_, slice_, -1);
     view_.count_slice(view_.slices_, e_.slice, 1);
@@ -83,7 +91,7 @@ void View::read_s64(ViewEntity& e) {
   e.d64 = as_s64(e.deadline);
 }
 
-void View::account(const ViewEntity& e, int sign) {
+void View::account(const ViewEntity& e, int sign, bool slices) {
   if (!in_queue(e)) return;
   W_ += sign * e.weight;
   queued_ += sign;
@@ -93,7 +101,7 @@ void View::account(const ViewEntity& e, int sign) {
     else
       delayed_.erase(e.id);
   }
-  count_slice(queued_slices_, e.slice, sign);
+  if (slices) count_slice(queued_slices_, e.slice, sign);
   if (e.v64) {
     small_sum_ += sign * static_cast<__int128>(*e.v64) * e.weight;
   } else {
@@ -157,6 +165,8 @@ void View::audit() const {
     fractional += e.vruntime.get_den() != 1;
   }
   for (const auto& [slice, n] : slices_) sliced += n;
+  int64_t queued_sliced = 0;
+  for (const auto& [slice, n] : queued_slices_) queued_sliced += n;
   const auto differs = [&](const char* what, const std::string& kept, const std::string& full) {
     throw CheckerBug(fmt::format("the view's {} is {} where its {} entities give {}", what, kept,
                                  entities_.size(), full));
@@ -173,7 +183,7 @@ void View::audit() const {
             std::to_string(fractional));
   if (max_slice() != longest || sliced != static_cast<int64_t>(entities_.size()))
     differs("longest slice", std::to_string(max_slice()), std::to_string(longest));
-  if (max_queued_slice() != longest_queued)
+  if (max_queued_slice() != longest_queued || queued_sliced != queued)
     differs("longest queued slice", std::to_string(max_queued_slice()),
             std::to_string(longest_queued));
 }

@@ -8,7 +8,8 @@
 // event costs O(1) whatever the queue's length: every change goes through an Edit, which takes
 // the entity's part out of the sums and puts it back. Integers that fit in 64 bits — all of a
 // Linux-arithmetic trace's — are summed in 128 bits, other numbers exactly; audit() recomputes
-// everything from the entities, and the runqueue's checker calls it every kAuditPeriod events.
+// everything from the entities, and the runqueue's checker calls it every kAuditPeriod events
+// or more (checker/runqueue_checker.h: more apart for a long queue).
 #pragma once
 
 #include <boost/container/flat_map.hpp>
@@ -65,7 +66,7 @@ std::optional<int64_t> floor_s64(const Exact& x);
 
 class View {
  public:
-  /// Events between two audits (audit()).
+  /// Events between two audits (audit()), at the least.
   static constexpr int64_t kAuditPeriod = 1 << 14;
 
   /// One entity being changed: while the Edit lives the entity is out of the sums, and its
@@ -82,7 +83,8 @@ class View {
    private:
     View& view_;
     ViewEntity& e_;
-    int64_t slice_;
+    int64_t slice_;  // before the edit
+    bool queued_;    // … and whether it was in Q
   };
 
   const ViewEntities& entities() const { return entities_; }
@@ -130,9 +132,9 @@ class View {
   ViewEntity* find_mutable(EntityId id);
   // e's s64 readings (ViewEntity::v64, d64) from its numbers.
   static void read_s64(ViewEntity& e);
-  // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums; the slices apart. e's
-  // readings are up to date.
-  void account(const ViewEntity& e, int sign);
+  // Adds (sign 1) or removes (sign −1) e's part of W, |Q| and the sums, and with `slices` its
+  // count in queued_slices_; slices_ apart. e's readings are up to date.
+  void account(const ViewEntity& e, int sign, bool slices = true);
   static void count_slice(boost::container::flat_map<int64_t, int64_t>& slices, int64_t slice,
                           int64_t n);
 

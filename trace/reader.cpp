@@ -188,7 +188,24 @@ class FieldReader {
   FieldReader(const Reader& r, const PlainValue& v, std::string_view key)
       : r_(r), plain_(&v), key_(key) {}
 
-  int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
+  // The plain line's integers and exact numbers of 64 bits, nearly every value of a trace, are
+  // read where the field is (inline); any other value by the general readers below.
+  [[gnu::always_inline]] int64_t integer(int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) {
+    if (plain_ && plain_->small && *plain_->small >= lo && *plain_->small <= hi)
+      return *plain_->small;
+    return any_integer(lo, hi);
+  }
+
+  /// An exact number, read into the storage `into` already has.
+  [[gnu::always_inline]] void exact(OptionalExact& into) {
+    if (plain_ && plain_->small) {
+      assign_s64(into.emplace(), *plain_->small);
+      return;
+    }
+    any_exact(into);
+  }
+
+  int64_t any_integer(int64_t lo, int64_t hi) {
     const std::string_view tok = plain_ ? plain(PlainValue::Type::Integer) : raw_token();
     int64_t x = 0;
     if (plain_ && plain_->small) {
@@ -206,14 +223,9 @@ class FieldReader {
     return x;
   }
 
-  /// An exact number, read into the storage `into` already has.
-  void exact(OptionalExact& into) {
+  void any_exact(OptionalExact& into) {
     // An integer of 64 bits, the most frequent exact number, without asking for its type.
     const bool plain_string = plain_ && plain_->type == PlainValue::Type::String;
-    if (plain_ && plain_->small) {
-      assign_s64(into.emplace(), *plain_->small);
-      return;
-    }
     if (!plain_string) {
       const std::string_view raw = plain_ ? plain(PlainValue::Type::Integer) : raw_token();
       if (int64_t small = 0; !leading_zero(raw) && parse_s64(raw, small)) {
@@ -728,7 +740,7 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         break;
       case Key::ev: {
         const std::string_view name = fr.string();
-        const auto kind = event_kind(name);
+        const auto kind = last_event_.find(name, event_kind);
         if (!kind || (!v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
           fail(Fault::UnknownEvent, std::string(k),
                "unknown event \"" + std::string(name) + "\"" +
@@ -785,7 +797,7 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         break;
       case Key::status: {
         const std::string_view st = fr.string();
-        e.state.status = status_by_name(st);
+        e.state.status = last_status_.find(st, status_by_name);
         if (!e.state.status)
           fail(Fault::Malformed, std::string(k), "unknown status \"" + std::string(st) + "\"");
         break;

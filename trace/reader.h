@@ -66,6 +66,23 @@ class Reader {
   std::array<uint8_t, PlainLine::kMaxFields> plain_keys_{};
   bool plain_keys_known_ = false;
   simdjson::ondemand::parser parser_;
+  // The last name looked up in a table of names and what it named: a trace's lines mostly
+  // repeat the event and status of the line before.
+  template <class T>
+  struct LastName {
+    std::string name;
+    std::optional<T> value;
+    template <class Find>
+    std::optional<T> find(std::string_view n, Find&& by_name) {
+      if (!value || n != name) {
+        value = by_name(n);
+        name.assign(n);
+      }
+      return value;
+    }
+  };
+  LastName<EventKind> last_event_;
+  LastName<Status> last_status_;
 };
 
 }  // namespace vlag::trace

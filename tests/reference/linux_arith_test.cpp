@@ -1,6 +1,7 @@
 // SPEC.md §7: the Linux integer arithmetic, pinned to values computed by hand from the kernel's
 // formulas, and its rounding bounds against the exact arithmetic.
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <cstdint>
 
@@ -49,6 +50,36 @@ TEST(LinuxArith, AverageRoundsTowardMinusInfinity) {
   EXPECT_EQ(LinuxArith::average(100, -6, 2).value(), 97);
   EXPECT_TRUE(LinuxArith::key_eligible(-7, 2, -4));
   EXPECT_FALSE(LinuxArith::key_eligible(-7, 2, -3));
+}
+
+// The floor of Σ / W against GMP's, for sums within 64 bits (the short division) and beyond
+// them, of either sign, at the edges of 64 bits too.
+RC_GTEST_PROP(LinuxArithProperties, AverageIsTheFloorOfTheMean, ()) {
+  const int64_t high = *rc::gen::inRange<int64_t>(-(int64_t{1} << 40), int64_t{1} << 40);
+  const auto low = *rc::gen::arbitrary<uint64_t>();
+  // high · 2^64 + low, shifted as an unsigned number (a negative one's shift is not for UBSan).
+  const auto wide = static_cast<__int128>(
+      (static_cast<unsigned __int128>(static_cast<__int128>(high)) << 64) | low);
+  const __int128 sum = *rc::gen::element(0, 1, 2) == 0
+                           ? wide
+                           : static_cast<__int128>(*rc::gen::element<int64_t>(
+                                 INT64_MIN, INT64_MAX, *rc::gen::arbitrary<int64_t>()));
+  const int64_t load = *rc::gen::oneOf(rc::gen::inRange<int64_t>(1, 1 << 20),
+                                       rc::gen::inRange<int64_t>(1, INT64_MAX));
+  const auto to_mpz = [](__int128 x) {
+    const bool negative = x < 0;
+    const auto m =
+        negative ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
+    mpz_class z(static_cast<unsigned long>(m >> 64));
+    z <<= 64;
+    z += static_cast<unsigned long>(m & ~uint64_t{0});
+    return negative ? mpz_class(-z) : z;
+  };
+  mpz_class floor;
+  mpz_fdiv_q(floor.get_mpz_t(), to_mpz(sum).get_mpz_t(),
+             mpz_class(static_cast<long>(load)).get_mpz_t());
+  RC_PRE(floor.fits_slong_p());
+  RC_ASSERT(LinuxArith::average(0, sum, load).value() == floor.get_si());
 }
 
 TEST(LinuxArith, MulDivTruncatesTowardZeroLikeDivS64) {
