@@ -205,6 +205,37 @@ class FieldReader {
     any_exact(into);
   }
 
+  std::string_view string() {
+    if (plain_) return plain(PlainValue::Type::String);
+    std::string_view s;
+    if (v_.get_string().get(s)) bad(Fault::Malformed, "expected a string");
+    return s;
+  }
+
+  bool boolean() {
+    if (plain_) {
+      if (plain_->type != PlainValue::Type::True && plain_->type != PlainValue::Type::False)
+        bad(Fault::Malformed, "expected true or false");
+      return plain_->type == PlainValue::Type::True;
+    }
+    bool b = false;
+    if (v_.get_bool().get(b)) bad(Fault::Malformed, "expected true or false");
+    return b;
+  }
+
+  bool is_null() {
+    if (plain_) return plain_->type == PlainValue::Type::Null;
+    bool null = false;
+    if (v_.is_null().get(null)) bad(Fault::Malformed, "unreadable value");
+    return null;
+  }
+
+  /// simdjson's value (a header's array); not for a plain value.
+  od::value& raw() { return v_; }
+
+  [[noreturn]] void bad(Fault f, std::string what) { fail_at(r_, f, std::string(key_), what); }
+
+ private:
   int64_t any_integer(int64_t lo, int64_t hi) {
     const std::string_view tok = plain_ ? plain(PlainValue::Type::Integer) : raw_token();
     int64_t x = 0;
@@ -251,37 +282,6 @@ class FieldReader {
       bad(Fault::Malformed, "expected an exact number, got " + std::string(trim(tok)));
   }
 
-  std::string_view string() {
-    if (plain_) return plain(PlainValue::Type::String);
-    std::string_view s;
-    if (v_.get_string().get(s)) bad(Fault::Malformed, "expected a string");
-    return s;
-  }
-
-  bool boolean() {
-    if (plain_) {
-      if (plain_->type != PlainValue::Type::True && plain_->type != PlainValue::Type::False)
-        bad(Fault::Malformed, "expected true or false");
-      return plain_->type == PlainValue::Type::True;
-    }
-    bool b = false;
-    if (v_.get_bool().get(b)) bad(Fault::Malformed, "expected true or false");
-    return b;
-  }
-
-  bool is_null() {
-    if (plain_) return plain_->type == PlainValue::Type::Null;
-    bool null = false;
-    if (v_.is_null().get(null)) bad(Fault::Malformed, "unreadable value");
-    return null;
-  }
-
-  /// simdjson's value (a header's array); not for a plain value.
-  od::value& raw() { return v_; }
-
-  [[noreturn]] void bad(Fault f, std::string what) { fail_at(r_, f, std::string(key_), what); }
-
- private:
   std::string_view raw_token() { return trim(v_.raw_json_token()); }
   // The plain value's text, when it is of type t.
   std::string_view plain(PlainValue::Type t) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "checker/view.h"
 #include "reference/arith.h"
 #include "reference/runqueue.h"
 #include "spec/error.h"
@@ -66,17 +67,8 @@ RC_GTEST_PROP(LinuxArithProperties, AverageIsTheFloorOfTheMean, ()) {
                                  INT64_MIN, INT64_MAX, *rc::gen::arbitrary<int64_t>()));
   const int64_t load = *rc::gen::oneOf(rc::gen::inRange<int64_t>(1, 1 << 20),
                                        rc::gen::inRange<int64_t>(1, INT64_MAX));
-  const auto to_mpz = [](__int128 x) {
-    const bool negative = x < 0;
-    const auto m =
-        negative ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
-    mpz_class z(static_cast<unsigned long>(m >> 64));
-    z <<= 64;
-    z += static_cast<unsigned long>(m & ~uint64_t{0});
-    return negative ? mpz_class(-z) : z;
-  };
   mpz_class floor;
-  mpz_fdiv_q(floor.get_mpz_t(), to_mpz(sum).get_mpz_t(),
+  mpz_fdiv_q(floor.get_mpz_t(), checker::exact_of(sum).get_num_mpz_t(),
              mpz_class(static_cast<long>(load)).get_mpz_t());
   RC_PRE(floor.fits_slong_p());
   RC_ASSERT(LinuxArith::average(0, sum, load).value() == floor.get_si());
