@@ -392,6 +392,7 @@ void fill(KernelEvent& e, std::string_view key, std::string_view v, const std::s
 // the same fields in a plain line and say what is wrong with any other. A plain line's only key
 // words are its keys, so split_fields would find these, none twice, with these values.
 bool fill_plain(KernelEvent& e, std::string_view rest, const EventKeys& ev) {
+  if (rest.empty()) return false;  // no key to find (and rest.data() may be null)
   const char* const end = rest.data() + rest.size();
   const char* scan = rest.data();
   while (scan < end && *scan == ' ') ++scan;

@@ -166,6 +166,15 @@ TEST(PerfScript, LinesOffThePlainLayoutParseAsBefore) {
   EXPECT_EQ(twice("prev_comm=x prev_pid=4 prev_prio=120 prev_state=S ==> next_comm=b "
                   "next_pid=5 next_prio=140"),
             "f:3: field 'next_prio': prio 140 is outside -1..139");
+  // Found by the fuzzer (a null pointer given to memchr, under UBSan): an event with no fields
+  // at all is not plain either, and says which field it lacks.
+  try {
+    parse_perf_line("a 1 [000] 1.0: sched:sched_switch:", "f", 4);
+    ADD_FAILURE() << "a switch with no fields parsed";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "f:4: field 'next_pid': missing");
+  }
+  EXPECT_EQ(twice("   "), "f:3: field 'next_pid': missing");
 }
 
 TEST(PerfScript, KeepGoingCountsAndSkipsBadLines) {
