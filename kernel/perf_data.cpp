@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdint>
@@ -77,7 +78,9 @@ void check_not_truncated(const std::string& path, const std::string& name) {
   }
 }
 
-// The file's bytes, mapped rather than read: the reader walks them once, in place.
+// The file's bytes, mapped rather than read: the reader walks them once, in place. Only a window
+// of them is in memory at a time — the pages from the earliest record still held for sorting to
+// a little ahead of the reader — so a check's memory is flat in the file's length.
 class MappedFile {
  public:
   MappedFile(const std::string& path, const std::string& name) {
@@ -86,28 +89,49 @@ class MappedFile {
     const off_t end = lseek(fd, 0, SEEK_END);
     size_ = end > 0 ? static_cast<size_t>(end) : 0;
     if (size_ > 0) {
-      // Populated at once: one walk over every page follows, and faulting them in one by one costs
-      // more than the walk.
-      void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
       if (p == MAP_FAILED) {
         const int err = errno;
         close(fd);
         throw Error(name + ": cannot map it: " + std::strerror(err));
       }
-      data_ = static_cast<const char*>(p);
+      data_ = static_cast<char*>(p);
+      madvise(data_, size_, MADV_SEQUENTIAL);
     }
     close(fd);
   }
   ~MappedFile() {
-    if (data_) munmap(const_cast<char*>(data_), size_);
+    if (data_) munmap(data_, size_);
   }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   std::string_view bytes() const { return {data_, size_}; }
 
+  /// No byte before needed_from is read again; the reader is at reading_at. The pages behind are
+  /// dropped (a read-only private mapping: touched again, a page comes back from the file), the
+  /// ones ahead mapped in a block at a time, since faulting them in one by one costs more than
+  /// the walk over them. Both are hints: where the kernel refuses one, the pages fault as usual.
+  void advance(uint64_t needed_from, uint64_t reading_at) {
+    const uint64_t behind = needed_from / kPage * kPage;
+    if (behind >= dropped_ + kBlock) {
+      madvise(data_ + dropped_, behind - dropped_, MADV_DONTNEED);
+      dropped_ = behind;
+    }
+    if (reading_at + kBlock / 2 > populated_ && populated_ < size_) {
+      const uint64_t from = std::max(populated_, reading_at / kPage * kPage);
+      const uint64_t to = std::min<uint64_t>(size_, from + kBlock);
+      if (madvise(data_ + from, to - from, MADV_POPULATE_READ) != 0)
+        madvise(data_ + from, to - from, MADV_WILLNEED);
+      populated_ = to;
+    }
+  }
+
  private:
-  const char* data_ = nullptr;
+  static constexpr uint64_t kPage = 4096;
+  static constexpr uint64_t kBlock = 2 << 20;  // what is mapped in, or dropped, at once (8 MB: more memory, no faster)
+  char* data_ = nullptr;
   size_t size_ = 0;
+  uint64_t dropped_ = 0, populated_ = 0;
 };
 
 // What vlag does not decode itself (perf_data_needs_perf_script) is left to perf script, read as
@@ -147,10 +171,12 @@ PerfParseStats read_perf_data(const std::string& path, const std::string& name,
                               const std::function<void(KernelEvent&)>& sink,
                               const PerfParseOptions& options) {
   check_not_truncated(path, name);
-  const MappedFile file(path, name);
+  MappedFile file(path, name);
   if (const auto why = perf_data_needs_perf_script(file.bytes()))
     return read_through_perf_script(path, name, *why, sink, options);
-  return read_perf_data_bytes(file.bytes(), name, sink, options);
+  return read_perf_data_bytes(
+      file.bytes(), name, sink, options,
+      [&](uint64_t needed_from, uint64_t reading_at) { file.advance(needed_from, reading_at); });
 }
 
 }  // namespace vlag::kernel

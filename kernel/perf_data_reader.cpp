@@ -75,11 +75,18 @@ uint64_t bytes_after(std::string_view bytes, uint64_t at, uint32_t type, uint16_
   return 0;
 }
 
+using Progress = std::function<void(uint64_t needed_from, uint64_t reading_at)>;
+
+// How often, in bytes of records read, the reader says how far it is: often enough that the
+// pages brought in ahead of it stay few, seldom enough that the call costs nothing.
+constexpr uint64_t kProgressStep = 1 << 20;
+
 class Reader {
  public:
   Reader(std::string_view bytes, const std::string& name,
-         const std::function<void(KernelEvent&)>& sink, const PerfParseOptions& options)
-      : bytes_(bytes), name_(name), sink_(sink), options_(options) {}
+         const std::function<void(KernelEvent&)>& sink, const PerfParseOptions& options,
+         const Progress& progress)
+      : bytes_(bytes), name_(name), sink_(sink), options_(options), progress_(progress) {}
 
   PerfParseStats run() {
     read_header();
@@ -245,6 +252,7 @@ class Reader {
   void read_records() {
     const uint64_t end = data_.offset + data_.size;
     for (uint64_t at = data_.offset; at < end;) {
+      if (at >= next_progress_) tell_progress(at);
       if (end - at < kRecordHeaderSize)
         fail_record(at,
                     "its header runs past the end of the events at byte " + std::to_string(end));
@@ -270,6 +278,7 @@ class Reader {
           break;
         case kRecordFinishedRound:
           round();
+          tell_progress(at, true);
           break;
         case kRecordCompressed:
         case kRecordCompressed2:
@@ -405,6 +414,21 @@ class Reader {
     held_.push_back({p.time, at});
   }
 
+  // The earliest byte a held record starts at bounds what will be read again. The records are
+  // held in time order, not file order, so it is found among them when a round has passed some
+  // on; between rounds it stays (the records held since start later in the file).
+  void tell_progress(uint64_t at, bool after_round = false) {
+    next_progress_ = at + kProgressStep;
+    if (!progress_) return;
+    if (held_.empty()) {
+      needed_from_ = at;
+    } else if (after_round) {
+      needed_from_ = at;
+      for (const Held& h : held_) needed_from_ = std::min(needed_from_, h.at);
+    }
+    progress_(needed_from_, at);
+  }
+
   void round() {
     flush(next_flush_);
     next_flush_ = max_time_;
@@ -492,6 +516,8 @@ class Reader {
   const std::string& name_;
   const std::function<void(KernelEvent&)>& sink_;
   PerfParseOptions options_;
+  const Progress& progress_;
+  uint64_t next_progress_ = 0, needed_from_ = 0;
   PerfParseStats stats_;
 
   uint64_t attr_size_ = 0;
@@ -540,8 +566,8 @@ std::optional<std::string> perf_data_needs_perf_script(std::string_view bytes) {
 
 PerfParseStats read_perf_data_bytes(std::string_view bytes, const std::string& name,
                                     const std::function<void(KernelEvent&)>& sink,
-                                    const PerfParseOptions& options) {
-  return Reader(bytes, name, sink, options).run();
+                                    const PerfParseOptions& options, const Progress& progress) {
+  return Reader(bytes, name, sink, options, progress).run();
 }
 
 }  // namespace vlag::kernel

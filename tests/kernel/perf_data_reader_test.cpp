@@ -121,6 +121,29 @@ TEST(PerfDataReader, SortsByTimeAcrossCpus) {
   expect_same(native_events(bytes), text_events(formats("perf.txt")));
 }
 
+// What the reader says it is done with (a mapped file drops those pages) it never reads again:
+// with every byte before that overwritten as it says so, the events are still the text's.
+TEST(PerfDataReader, ReadsNoByteAgainThatItSaidItWasDoneWith) {
+  std::string bytes = read_bytes(formats("perf.data"));
+  const uint64_t data_at = get<uint64_t>(bytes, 40), data_end = data_at + get<uint64_t>(bytes, 48);
+  uint64_t done = 0;
+  int told = 0;
+  std::vector<KernelEvent> got;
+  read_perf_data_bytes(
+      bytes, "perf.data", [&](KernelEvent& e) { got.push_back(e); }, {},
+      [&](uint64_t needed_from, uint64_t reading_at) {
+        ++told;
+        EXPECT_GE(needed_from, done);  // what was given up stays given up
+        EXPECT_LE(needed_from, reading_at);
+        EXPECT_LE(reading_at, data_end);
+        std::memset(bytes.data() + done, 0xa5, needed_from - done);
+        done = needed_from;
+      });
+  EXPECT_GT(told, 1);
+  EXPECT_GT(done, data_at + (data_end - data_at) / 4) << "the rounds let little go";
+  expect_same(got, text_events(formats("perf.txt")));
+}
+
 // A sample rewritten as a PERF_RECORD_LOST at its time and CPU: refused where it stood, with
 // keep_going skipped like trace-cmd's lost-events line.
 TEST(PerfDataReader, LostRecordsAreRefusedWhereTheyStand) {
