@@ -128,7 +128,8 @@ class MappedFile {
 
  private:
   static constexpr uint64_t kPage = 4096;
-  static constexpr uint64_t kBlock = 2 << 20;  // what is mapped in, or dropped, at once (8 MB: more memory, no faster)
+  // What is mapped in, or dropped, at once: 8 MB cost more memory and was no faster.
+  static constexpr uint64_t kBlock = 2 << 20;
   char* data_ = nullptr;
   size_t size_ = 0;
   uint64_t dropped_ = 0, populated_ = 0;
