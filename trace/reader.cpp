@@ -6,6 +6,7 @@
 
 #include "spec/cfs_policy.h"
 #include "spec/weights.h"
+#include "trace/keys.h"
 #include "trace/plain_line.h"
 #include "trace/small_exact.h"
 
@@ -101,79 +102,6 @@ bool integer_token(std::string_view s) {
     if (c == '.' || c == 'e' || c == 'E') return false;
   return true;
 }
-
-// The keys of an event line (spec/TRACE.md §3, §4, §8), so that a line's fields are told apart
-// by one switch each rather than by a chain of string comparisons.
-// clang-format off
-enum class Key : uint8_t {
-  Other, t, ev, cpu, task, delta, weight, slice, preempt, to, w, r, v, d, vlag, elig, status,
-  running, req, V, W, nr,
-  rq, se, name, group, parent, vprot, v0, sum_w, sum_wv,  // version 2
-};
-// clang-format on
-
-// clang-format off
-// By length, then by letter: no string comparison for a key of a well-formed line beyond the
-// one that confirms it.
-Key key_of(std::string_view k) {
-  // k has name's length here: the characters compared inline, not by a call to memcmp.
-  const auto is = [&](std::string_view name, Key key) {
-    return std::equal(name.begin(), name.end(), k.begin()) ? key : Key::Other;
-  };
-  switch (k.size()) {
-    case 1:
-      switch (k[0]) {
-        case 't': return Key::t;
-        case 'w': return Key::w;
-        case 'r': return Key::r;
-        case 'v': return Key::v;
-        case 'd': return Key::d;
-        case 'V': return Key::V;
-        case 'W': return Key::W;
-        default: return Key::Other;
-      }
-    case 2:
-      switch (k[0]) {
-        case 'e': return is("ev", Key::ev);
-        case 't': return is("to", Key::to);
-        case 'n': return is("nr", Key::nr);
-        case 'r': return is("rq", Key::rq);
-        case 's': return is("se", Key::se);
-        case 'v': return is("v0", Key::v0);
-        default: return Key::Other;
-      }
-    case 3:
-      return k[0] == 'c' ? is("cpu", Key::cpu) : is("req", Key::req);
-    case 4:
-      switch (k[0]) {
-        case 't': return is("task", Key::task);
-        case 'v': return is("vlag", Key::vlag);
-        case 'e': return is("elig", Key::elig);
-        case 'n': return is("name", Key::name);
-        default: return Key::Other;
-      }
-    case 5:
-      switch (k[0]) {
-        case 'd': return is("delta", Key::delta);
-        case 's': return k[1] == 'l' ? is("slice", Key::slice) : is("sum_w", Key::sum_w);
-        case 'g': return is("group", Key::group);
-        case 'v': return is("vprot", Key::vprot);
-        default: return Key::Other;
-      }
-    case 6:
-      switch (k[0]) {
-        case 'w': return is("weight", Key::weight);
-        case 's': return k[1] == 't' ? is("status", Key::status) : is("sum_wv", Key::sum_wv);
-        case 'p': return is("parent", Key::parent);
-        default: return Key::Other;
-      }
-    case 7:
-      return k[0] == 'p' ? is("preempt", Key::preempt) : is("running", Key::running);
-    default:
-      return Key::Other;
-  }
-}
-// clang-format on
 
 [[noreturn]] void fail_at(const Reader& r, Fault f, std::string field, std::string what) {
   throw InputError(f, r.name(), r.line(), std::move(field), std::move(what));
@@ -422,26 +350,15 @@ void for_each_field(const Reader& r, od::object& obj, Visit&& visit) {
 }
 
 // The same over a plain line's fields, which need no validation: a plain line is valid JSON.
-// `keys` holds each key's Key when `known` (they passed the duplicate check): a line with the
-// keys of the previous one (PlainLine::same_keys) reuses them.
 template <class Visit>
-void for_each_plain_field(const Reader& r, const PlainLine& line,
-                          std::array<uint8_t, PlainLine::kMaxFields>& keys, bool& known,
-                          Visit&& visit) {
-  if (!line.same_keys || !known) {
-    known = false;
-    KeySet seen;
-    for (size_t i = 0; i < line.size; ++i) {
-      const Key k = key_of(line.fields[i].key);
-      seen.add(r, line.fields[i].key, k, "");
-      keys[i] = static_cast<uint8_t>(k);
-    }
-    known = true;
-  }
+void for_each_plain_field(const Reader& r, const PlainLine& line, Visit&& visit) {
+  KeySet seen;
   for (size_t i = 0; i < line.size; ++i) {
     const PlainField& f = line.fields[i];
+    const Key k = key_of(f.key);
+    seen.add(r, f.key, k, "");
     FieldReader fr(r, f.value, f.key);
-    visit(f.key, static_cast<Key>(keys[i]), fr);
+    visit(f.key, k, fr);
   }
 }
 
@@ -554,9 +471,10 @@ bool Reader::next_line(std::string_view& line) {
     std::memmove(buffer_.data(), begin, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
-    if (buffer_.size() - end_ < kReadSize)
-      buffer_.resize(std::max(buffer_.size() * 2, end_ + kReadSize));
-    in_.read(buffer_.data() + end_, static_cast<std::streamsize>(buffer_.size() - end_));
+    constexpr size_t kSlack = LineProgram::kSlack;
+    if (buffer_.size() - kSlack - end_ < kReadSize)
+      buffer_.resize(std::max(buffer_.size() * 2, end_ + kReadSize + kSlack));
+    in_.read(buffer_.data() + end_, static_cast<std::streamsize>(buffer_.size() - kSlack - end_));
     end_ += static_cast<size_t>(in_.gcount());
     if (!in_) eof_ = true;
   }
@@ -689,7 +607,9 @@ void Reader::parse_header() {
     }
   }
   header_.params = make_params(preset, hz, cpus);
-  max_r_ = is_cfs_policy(preset_name) ? kMaxCfsSliceNs : kMaxCustomSliceNs;
+  limits_ = {.ncpus = header_.params.ncpus,
+             .max_r = is_cfs_policy(preset_name) ? kMaxCfsSliceNs : kMaxCustomSliceNs,
+             .v2 = header_.version >= 2};
   set_base_slice_params(header_.params, kernel_cpus, base_slice_override);
   if (cpu && *cpu >= cpus)
     fail(Fault::Malformed, "cpu",
@@ -704,14 +624,23 @@ void Reader::parse_header() {
              std::to_string(header_.params.base_slice_ns()));
 }
 
-// A plain line (trace/plain_line.h) without simdjson; any other line, and a plain one with a
-// fault, with simdjson, whose reading names the fault as it does for every line.
+// A line with the keys of a line read before by its program (trace/line_program.h); another
+// plain line (trace/plain_line.h) without simdjson, its keys a program from then on; any other
+// line, and a plain one with a fault, with simdjson, whose reading names the fault as it does for
+// every line.
 void Reader::parse_event(Event& e) {
+  FieldsSeen seen;
+  if (programs_.read(text_, limits_, e, seen)) {
+    try {
+      check_event(e, seen);
+      return;
+    } catch (const InputError&) {
+    }
+  }
   if (split_plain_line(text_, plain_)) {
     try {
-      read_event(e, [&](auto&& visit) {
-        for_each_plain_field(*this, plain_, plain_keys_, plain_keys_known_, visit);
-      });
+      read_event(e, [&](auto&& visit) { for_each_plain_field(*this, plain_, visit); });
+      programs_.learn(plain_);
       return;
     } catch (const InputError&) {
     }
@@ -728,25 +657,24 @@ void Reader::parse_event(Event& e) {
 template <class ForEachField>
 void Reader::read_event(Event& e, ForEachField&& for_each_field) {
   e.clear();
-  bool has_t = false, has_ev = false, has_delta = false, has_weight = false, has_slice = false,
-       has_preempt = false, has_to = false, weight_null = false;
-  const int64_t ncpus = header_.params.ncpus;
-  const bool v2 = header_.version >= 2;  // version 1 ignores v2's fields, as its readers did
+  FieldsSeen seen;
+  const int64_t ncpus = limits_.ncpus;
+  const bool v2 = limits_.v2;  // version 1 ignores v2's fields, as its readers did
   for_each_field([&](std::string_view k, Key key, FieldReader& fr) {
     switch (key) {
       case Key::t:
         e.t = fr.integer(0);
-        has_t = true;
+        seen.t = true;
         break;
       case Key::ev: {
         const std::string_view name = fr.string();
-        const auto kind = last_event_.find(name, event_kind);
+        const auto kind = event_kind(name);
         if (!kind || (!v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
           fail(Fault::UnknownEvent, std::string(k),
                "unknown event \"" + std::string(name) + "\"" +
                    (kind ? " (a version 2 event in a version 1 trace)" : ""));
         e.kind = *kind;
-        has_ev = true;
+        seen.ev = true;
         break;
       }
       case Key::cpu:
@@ -757,31 +685,31 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         break;
       case Key::delta:
         e.delta = fr.integer(0);
-        has_delta = true;
+        seen.delta = true;
         break;
       case Key::weight:
         // null: unknown, for parameter inference (`vlag check --infer`, spec/TRACE.md §6)
-        weight_null = fr.is_null();
-        e.weight = weight_null ? 0 : fr.integer(kMinWeight, kMaxWeight);
-        has_weight = true;
+        seen.weight_null = fr.is_null();
+        e.weight = seen.weight_null ? 0 : fr.integer(kMinWeight, kMaxWeight);
+        seen.weight = true;
         break;
       case Key::slice:
         e.slice = fr.integer(0, kMaxCustomSliceNs);
-        has_slice = true;
+        seen.slice = true;
         break;
       case Key::preempt:
         e.preempt = fr.boolean();
-        has_preempt = true;
+        seen.preempt = true;
         break;
       case Key::to:
         e.to_cpu = static_cast<int>(fr.integer(0, ncpus - 1));
-        has_to = true;
+        seen.to = true;
         break;
       case Key::w:
         e.state.weight = fr.integer(kMinWeight, kMaxWeight);
         break;
       case Key::r:
-        e.state.slice = fr.integer(0, max_r_);
+        e.state.slice = fr.integer(0, limits_.max_r);
         break;
       case Key::v:
         fr.exact(e.state.vruntime);
@@ -797,7 +725,7 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
         break;
       case Key::status: {
         const std::string_view st = fr.string();
-        e.state.status = last_status_.find(st, status_by_name);
+        e.state.status = status_by_name(st);
         if (!e.state.status)
           fail(Fault::Malformed, std::string(k), "unknown status \"" + std::string(st) + "\"");
         break;
@@ -824,8 +752,13 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
   });
   if (trim(text_).back() != '}')
     fail(Fault::Malformed, "", "trailing characters after the JSON object");
-  if (!has_ev) fail(Fault::Malformed, "ev", "missing");
-  if (!has_t) fail(Fault::Malformed, "t", "missing");
+  check_event(e, seen);
+}
+
+// What an event's fields must say together, whichever reading read them.
+void Reader::check_event(const Event& e, const FieldsSeen& seen) {
+  if (!seen.ev) fail(Fault::Malformed, "ev", "missing");
+  if (!seen.t) fail(Fault::Malformed, "t", "missing");
   const Needs n = needs(e.kind);
   const auto require = [&](bool need, bool has, const char* field) {
     if (need && !has)
@@ -833,13 +766,13 @@ void Reader::read_event(Event& e, ForEachField&& for_each_field) {
            std::string("missing (required by \"") + std::string(event_name(e.kind)) + "\")");
   };
   require(n.entity, e.entity().has_value(), "task");
-  if (v2) check_v2_fields(*this, e);
-  require(n.delta, has_delta, "delta");
-  require(n.weight, has_weight, "weight");
-  require(n.slice, has_slice, "slice");
-  require(n.preempt, has_preempt, "preempt");
-  require(n.to, has_to, "to");
-  if (weight_null && e.kind != EventKind::New)
+  if (limits_.v2) check_v2_fields(*this, e);
+  require(n.delta, seen.delta, "delta");
+  require(n.weight, seen.weight, "weight");
+  require(n.slice, seen.slice, "slice");
+  require(n.preempt, seen.preempt, "preempt");
+  require(n.to, seen.to, "to");
+  if (seen.weight_null && e.kind != EventKind::New)
     fail(Fault::Malformed, "weight", "null (unknown) is only allowed in \"new\"");
   if (e.kind == EventKind::Slice && e.slice != 0 && e.slice < kMinCustomSliceNs)
     fail(Fault::Range, "slice", "custom slice " + std::to_string(e.slice) + " below 100000 ns");

@@ -1,7 +1,8 @@
 // Streaming reader of spec/TRACE.md traces: the header on construction, then one event per
-// next() call, a plain line (trace/plain_line.h) split in place, any other line parsed with
-// simdjson's on-demand API from a reused padded buffer. Memory does not
-// grow with the trace. Every fault throws InputError naming file, line and field.
+// next() call: a line with the keys of a line read before by its program (trace/line_program.h),
+// another plain line (trace/plain_line.h) split in place, any other line parsed with simdjson's
+// on-demand API from a reused padded buffer. Memory does not grow with the trace. Every fault
+// throws InputError naming file, line and field.
 #pragma once
 
 #include <simdjson.h>
@@ -15,6 +16,7 @@
 
 #include "trace/event.h"
 #include "trace/input_error.h"
+#include "trace/line_program.h"
 #include "trace/plain_line.h"
 
 namespace vlag::trace {
@@ -47,6 +49,7 @@ class Reader {
   // The fields of the line into `e`, read by for_each_field(visit), then checked together.
   template <class ForEachField>
   void read_event(Event& e, ForEachField&& for_each_field);
+  void check_event(const Event& e, const FieldsSeen& seen);
   void parse_header();
 
   std::istream& in_;
@@ -54,35 +57,18 @@ class Reader {
   Header header_;
   int64_t line_ = 0;
   int64_t last_t_ = 0;
-  int64_t max_r_ = 0;  // the largest slice `r` of the header's policy
+  FieldLimits limits_;  // from the header
   static constexpr size_t kReadSize = size_t{1} << 20;
-  std::string buffer_ = std::string(kReadSize, '\0');  // the input, read ahead
-  size_t begin_ = 0, end_ = 0;                         // its unread part
+  // The input, read ahead; never into its last LineProgram::kSlack bytes, so that a line in it
+  // has them after its end.
+  std::string buffer_ = std::string(kReadSize + LineProgram::kSlack, '\0');
+  size_t begin_ = 0, end_ = 0;  // its unread part
   bool eof_ = false;
   std::string padded_;     // the line, then simdjson's padding, for simdjson to read
   std::string_view text_;  // the line, in buffer_ or padded_
   PlainLine plain_;        // its fields, when it is a plain line
-  // The reader's tag of each of plain_'s keys, once they passed the duplicate-key check.
-  std::array<uint8_t, PlainLine::kMaxFields> plain_keys_{};
-  bool plain_keys_known_ = false;
+  LinePrograms programs_;  // the readings of lines with the keys of lines read before
   simdjson::ondemand::parser parser_;
-  // The last name looked up in a table of names and what it named: a trace's lines mostly
-  // repeat the event and status of the line before.
-  template <class T>
-  struct LastName {
-    std::string name;
-    std::optional<T> value;
-    template <class Find>
-    std::optional<T> find(std::string_view n, Find&& by_name) {
-      if (!value || n != name) {
-        value = by_name(n);
-        name.assign(n);
-      }
-      return value;
-    }
-  };
-  LastName<EventKind> last_event_;
-  LastName<Status> last_status_;
 };
 
 }  // namespace vlag::trace

@@ -74,57 +74,9 @@ TEST(PlainLine, TakesNothingButThePlainShape) {
   }
 }
 
-TEST(PlainLine, SaysWhenTheKeysAreThePreviousLinesInOrder) {
-  PlainLine p;
-  ASSERT_TRUE(split_plain_line(R"({"t":1,"ev":"tick"})", p));
-  EXPECT_FALSE(p.same_keys);
-  ASSERT_TRUE(split_plain_line(R"({"t":22,"ev":"yield"})", p));
-  EXPECT_TRUE(p.same_keys);
-  ASSERT_TRUE(split_plain_line(R"({"t":22,"ev":"yield","x":1})", p));  // one more
-  EXPECT_FALSE(p.same_keys);
-  ASSERT_TRUE(split_plain_line(R"({"t":22,"ev":"yield"})", p));  // one fewer
-  EXPECT_FALSE(p.same_keys);
-  ASSERT_TRUE(split_plain_line(R"({"ev":"yield","t":22})", p));  // another order
-  EXPECT_FALSE(p.same_keys);
-  ASSERT_TRUE(split_plain_line(R"({"ev":"yield","tt":22})", p));  // a longer key
-  EXPECT_FALSE(p.same_keys);
-  EXPECT_EQ(p.fields[1].key, "tt");
-  // The keys kept from a line whose first keys were the line before's read the next line.
-  ASSERT_TRUE(split_plain_line(R"({"ev":"tick","tt":3})", p));
-  EXPECT_TRUE(p.same_keys);
-  EXPECT_EQ(p.fields[0].key, "ev");
-  EXPECT_EQ(p.fields[1].key, "tt");
-  EXPECT_EQ(p.fields[1].value.text, "3");
-  ASSERT_TRUE(split_plain_line(R"({"ev":"tick","tt":3,"x":"y"})", p));  // one more after them
-  EXPECT_FALSE(p.same_keys);
-  EXPECT_EQ(p.fields[2].key, "x");
-  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":4,"x":"z"})", p));
-  EXPECT_TRUE(p.same_keys);
-  EXPECT_EQ(p.fields[2].value.text, "z");
-  EXPECT_FALSE(split_plain_line(R"({"ev":"run","tt":4,"x":z})", p));   // a fault after them
-  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":5,"x":"w"})", p));  // the keys still kept
-  EXPECT_TRUE(p.same_keys);
-  EXPECT_EQ(p.fields[1].value.small, 5);
-  // A line that is not plain past a new key leaves the kept keys as they were: the next line's
-  // fields under them are named by them, not by what the line before held at their place.
-  EXPECT_FALSE(split_plain_line(R"({"ev":"run","weight":4,"x":z})", p));
-  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":6})", p));  // one fewer
-  EXPECT_FALSE(p.same_keys);
-  EXPECT_EQ(p.fields[1].key, "tt");
-  ASSERT_TRUE(split_plain_line(R"({"ev":"run","tt":7})", p));
-  EXPECT_TRUE(p.same_keys);
-  EXPECT_EQ(p.fields[1].key, "tt");
-  // Keys longer than a short string: the first, read as the line before's, then a new one.
-  ASSERT_TRUE(split_plain_line(R"({"a_key_of_some_length":1,"and_another_one":2})", p));
-  ASSERT_TRUE(split_plain_line(R"({"a_key_of_some_length":3,"and_a_new_one":4})", p));
-  EXPECT_FALSE(p.same_keys);
-  EXPECT_EQ(p.fields[0].key, "a_key_of_some_length");
-  EXPECT_EQ(p.fields[1].key, "and_a_new_one");
-}
-
 // The split reads eight bytes at a time where a line has them, byte by byte near its end: any
-// value of any length at any place reads as written, a line with the previous line's keys too,
-// and a character a plain string cannot hold at any place makes the line not plain.
+// value of any length at any place reads as written, and a character a plain string cannot hold at
+// any place makes the line not plain.
 struct GeneratedField {
   std::string key, text;  // the value as written
   Type type = Type::Integer;
@@ -191,41 +143,19 @@ RC_GTEST_PROP(PlainLineProperties, SplitsAnyPlainLineIntoItsFields, ()) {
   const std::string first = line_of(fields);
   RC_ASSERT(split_plain_line(first, p));
   expect_fields(p, fields);
-  // The same keys with other values: read by the keys kept from the line before.
-  auto again = fields;
-  for (GeneratedField& f : again) {
-    const std::string key = f.key;
-    f = gen_field();
-    f.key = key;
-  }
-  std::string line = line_of(again);
-  RC_ASSERT(split_plain_line(line, p));
-  RC_ASSERT(p.same_keys);
-  expect_fields(p, again);
   // One byte of a string or key that a plain string cannot hold: not plain.
   std::vector<size_t> quoted;
   bool in = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '"')
+  for (size_t i = 0; i < first.size(); ++i) {
+    if (first[i] == '"')
       in = !in;
     else if (in)
       quoted.push_back(i);
   }
+  std::string line = first;
   if (quoted.empty()) return;
   line[*rc::gen::elementOf(quoted)] = *rc::gen::element('\\', '\t', '\x7f', '\xc3', '\0');
   RC_ASSERT(!split_plain_line(line, p));
-}
-
-// The line with a space after each field's colon: not plain, so read by simdjson.
-std::string spaced(const std::string& line) {
-  std::string out;
-  bool in_string = false;
-  for (const char c : line) {
-    out += c;
-    if (c == '"') in_string = !in_string;
-    if (c == ':' && !in_string) out += ' ';
-  }
-  return out;
 }
 
 // Every event of `text` as the writer writes it back, or the fault that stopped the reading.
@@ -245,7 +175,7 @@ void expect_both_paths_agree(const std::string& text) {
   const std::vector<std::string> lines = testing::lines_of(text);
   ASSERT_GT(lines.size(), 1u);
   std::vector<std::string> spaced_lines = {lines[0]};
-  for (size_t i = 1; i < lines.size(); ++i) spaced_lines.push_back(spaced(lines[i]));
+  for (size_t i = 1; i < lines.size(); ++i) spaced_lines.push_back(testing::spaced(lines[i]));
   const std::vector<std::string> plain = read_back(text);
   EXPECT_EQ(plain.size() + 1, lines.size());  // every event read
   EXPECT_EQ(plain, read_back(testing::join_lines(spaced_lines)));
@@ -291,7 +221,7 @@ TEST(PlainLine, AFaultIsNamedAsSimdjsonNamesIt) {
     const std::vector<std::string> plain = read_back(text);
     ASSERT_EQ(plain.size(), 2u) << line;
     EXPECT_EQ(plain.back().rfind("fault: t.jsonl:3: ", 0), 0u) << plain.back();
-    EXPECT_EQ(plain, read_back(header + "\n" + task + "\n" + spaced(line) + "\n")) << line;
+    EXPECT_EQ(plain, read_back(header + "\n" + task + "\n" + testing::spaced(line) + "\n")) << line;
   }
 }
 
