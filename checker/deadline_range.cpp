@@ -29,11 +29,16 @@ mpz_class ceil_of(const Exact& x) {
 // otherwise −s < rest < ρ + s is ⌊−Ns⌋ + 1 ≤ x ≤ ⌈N(ρ + s)⌉ − 1.
 auto DeadlineRanges::range(const ViewEntity& v, const View& view) -> const Range& {
   const int64_t longest = view.max_slice();
-  for (const Range& r : ranges_)
-    if (r.max_slice == longest && r.weight == v.weight && r.roundings == v.deadline_roundings &&
-        trace::equal_exact(r.request, *v.request))
-      return r;
-  Range& r = ranges_[next_++ % ranges_.size()];
+  const auto fits = [&](const Range& r) {
+    return r.max_slice == longest && r.weight == v.weight && r.roundings == v.deadline_roundings &&
+           trace::equal_exact(r.request, *v.request);
+  };
+  // The range of the entity before is the most likely: an entity runs for many events.
+  if (fits(ranges_[last_])) return ranges_[last_];
+  for (size_t i = 0; i < ranges_.size(); ++i)
+    if (fits(ranges_[i])) return ranges_[last_ = i];
+  last_ = next_++ % ranges_.size();
+  Range& r = ranges_[last_];
   r.request = *v.request;
   r.roundings = v.deadline_roundings;
   r.weight = v.weight;

@@ -37,6 +37,7 @@ class DeadlineRanges {
   const Rounding& rounding_;
   std::array<Range, 8> ranges_;
   size_t next_ = 0;  // the slot the next new range takes
+  size_t last_ = 0;  // the slot range() answered last
 };
 
 }  // namespace vlag::checker

@@ -66,19 +66,21 @@ class Findings {
   int64_t line() const { return line_; }
 
  private:
-  // The stats of an ID, by the address of its registry constant (spec/properties.h): a slot of
-  // a small table chosen by that address, so that the IDs judged at every event cost no search;
-  // the report's map, keyed by name, is searched when the slot holds another ID.
-  InvariantStats& stats(const char* id) {
-    Slot& slot = known_[reinterpret_cast<uintptr_t>(id) % known_.size()];
-    if (slot.id != id) slot = {id, &report_.stats[id]};
-    return *slot.stats;
-  }
-
   struct Slot {
     const char* id = nullptr;
     InvariantStats* stats = nullptr;
   };
+  // The stats of an ID, by the address of its registry constant (spec/properties.h): a slot of
+  // a small table chosen by that address, so that the IDs judged at every event cost no search;
+  // the report's map, keyed by name, is searched when the slot holds another ID.
+  [[gnu::always_inline]] InvariantStats& stats(const char* id) {
+    Slot& slot = known_[reinterpret_cast<uintptr_t>(id) % known_.size()];
+    if (slot.id != id) [[unlikely]]
+      take_slot(slot, id);
+    return *slot.stats;
+  }
+  [[gnu::noinline]] void take_slot(Slot& slot, const char* id) { slot = {id, &report_.stats[id]}; }
+
   Report& report_;
   std::array<Slot, 61> known_{};  // a prime, so that the addresses spread
   std::string file_;

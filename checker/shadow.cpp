@@ -70,6 +70,7 @@ bool Shadow::attach(EntityId id, int64_t weight, int64_t slice, bool custom_slic
 }
 
 bool Shadow::has(EntityId id) const {
+  if (entity_at_ == changes_ && entity_id_ == id) return true;  // entity() answered for it
   return std::visit([&](const auto& rq) { return rq.has(id); }, rq_);
 }
 

@@ -17,7 +17,10 @@ namespace {
 void validate_entity(const trace::Event& e, const View& view, const TracePosition& at) {
   const std::optional<EntityId> se = e.entity();
   const EntityId id = se.value_or(0);
-  const ViewEntity* v = se ? view.find(id) : nullptr;
+  // The entity is looked up for the events that ask about it (not for a run, the most frequent).
+  const bool about_running =
+      e.kind == EventKind::Run || e.kind == EventKind::Tick || e.kind == EventKind::Yield;
+  const ViewEntity* v = se && !about_running ? view.find(id) : nullptr;
   const bool task_entity = !e.se || e.se == e.task;
   // Named only in a fault's message: built then, not at every event.
   const auto who = [&] { return (task_entity ? "task " : "entity ") + std::to_string(id); };
