@@ -74,9 +74,8 @@ size_t simdjson_walk(const std::string& path) {
 size_t read_only(const std::string& path) {
   std::ifstream in(path);
   vlag::trace::Reader reader(in, path);
-  vlag::trace::Event e;
   size_t events = 0;
-  while (reader.next(e)) ++events;
+  while (reader.next_event()) ++events;
   return events;
 }
 

@@ -79,7 +79,7 @@ class TraceCheck {
   bool cfs() const { return cfs_; }
   const std::optional<Fault>& fault() const { return fault_; }
   Report& report() { return report_; }
-  Key key() const { return {event_.t, index_, line_, 0}; }
+  Key key() const { return {event_->t, index_, line_, 0}; }
 
   /// Checks the event read ahead, hands it to `sink` when the rules across runqueues read it,
   /// and reads the next.
@@ -88,9 +88,9 @@ class TraceCheck {
     const Key at = key();
     const int64_t index = checker_->events();
     try {
-      checker_->consume(event_, line_);
-      if (PlaceEvent::wanted(event_))
-        sink(PlaceEvent::of(event_, static_cast<size_t>(index_), line_, index));
+      checker_->consume(*event_, line_);
+      if (PlaceEvent::wanted(*event_))
+        sink(PlaceEvent::of(*event_, static_cast<size_t>(index_), line_, index));
     } catch (const trace::InputError& err) {
       if (!keep_going_) return stop(at);
       problem(err);
@@ -109,7 +109,8 @@ class TraceCheck {
   void read(const Key& after) {
     for (;;) {
       try {
-        if (!reader_->next(event_)) done_ = true;
+        event_ = reader_->next_event();
+        done_ = event_ == nullptr;
         line_ = reader_->line();
         return;
       } catch (const trace::InputError& err) {
@@ -134,7 +135,7 @@ class TraceCheck {
   Report report_;
   std::unique_ptr<Runqueues> checker_;
   bool cfs_ = false;
-  trace::Event event_;
+  const trace::Event* event_ = nullptr;  // the reader's, read ahead
   int64_t line_ = 0;
   bool done_ = false;
   std::optional<Fault> fault_;

@@ -22,14 +22,14 @@ Worst worst_of(const checker::Source& source, size_t n) {
                                        [&](int64_t pid) { worst.forget(pid); });
   const auto in = source.open();
   trace::Reader reader(*in, source.name);
-  trace::Event e;
   for (;;) {
+    const trace::Event* e = nullptr;
     try {
-      if (!reader.next(e)) break;
+      if (!(e = reader.next_event())) break;
     } catch (const trace::InputError&) {
       continue;  // a faulty line: the check has reported it (--keep-going), and it shows nothing
     }
-    tracepoints.on_event(e, static_cast<int>(reader.line()));
+    tracepoints.on_event(*e, static_cast<int>(reader.line()));
   }
   Worst out;
   out.wakeups = worst.finish();

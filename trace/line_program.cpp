@@ -164,25 +164,25 @@ LineProgram::LineProgram(const PlainLine& line) {
     fields_.push_back(f);
     switch (f.key) {
       case Key::t:
-        seen_.t = true;
+        keys_seen_.t = true;
         break;
       case Key::ev:
-        seen_.ev = true;
+        keys_seen_.ev = true;
         break;
       case Key::delta:
-        seen_.delta = true;
+        keys_seen_.delta = true;
         break;
       case Key::weight:
-        seen_.weight = true;
+        keys_seen_.weight = true;
         break;
       case Key::slice:
-        seen_.slice = true;
+        keys_seen_.slice = true;
         break;
       case Key::preempt:
-        seen_.preempt = true;
+        keys_seen_.preempt = true;
         break;
       case Key::to:
-        seen_.to = true;
+        keys_seen_.to = true;
         break;
       default:
         break;
@@ -216,110 +216,133 @@ bool LineProgram::has_keys_of(const PlainLine& line) const {
   return std::memcmp(q, text_.data() + f.from, f.size) == 0;
 }
 
-// Each value as the general reading reads it (Reader::read_event), into the same fields with the
-// same ranges; where that reading would fail, this one gives the line back.
+// The field's segment of the line before at q, whole (its key, value and the ',' or '}' after).
+[[gnu::always_inline]] inline bool LineProgram::same_segment(const Field& f, const char* q,
+                                                             const char* end) {
+  const Segment& s = f.last;
+  return s.size != 0 && end - q >= static_cast<ptrdiff_t>(s.size) &&
+         (((load8(q) ^ s.words[0]) & s.masks[0]) | ((load8(q + 8) ^ s.words[1]) & s.masks[1]) |
+          ((load8(q + 16) ^ s.words[2]) & s.masks[2])) == 0;
+}
+
+// The segment [from, to) as the field's segment of the line before the next, when it has at most
+// kSegment bytes.
+[[gnu::always_inline]] inline void LineProgram::remember(Field& f, const char* from,
+                                                         const char* to) {
+  Segment& s = f.last;
+  const size_t size = static_cast<size_t>(to - from);
+  if (size > kSegment) {
+    s.size = 0;
+    return;
+  }
+  s.size = static_cast<uint8_t>(size);
+  for (size_t w = 0; w < 3; ++w) {
+    s.masks[w] = first_bytes(size > 8 * w ? size - 8 * w : 0);
+    s.words[w] = load8(from + 8 * w) & s.masks[w];
+  }
+}
+
+// Each line into the event as the general reading reads it (Reader::read_event), into the same
+// fields with the same ranges; where that reading would fail, this one gives the line back. When
+// the event holds this program's reading of the line before, a field whose segment is that line's
+// is left as it stands: most of a trace's fields repeat from line to line (a run's weight, slice,
+// deadline, status, W, nr).
 bool LineProgram::read(std::string_view line, const FieldLimits& limits, Event& e,
-                       FieldsSeen& seen) {
+                       bool holds_last) {
   const char* q = line.data();
   const char* const end = q + line.size();
   if (line.empty() || *q != '{') return false;
   ++q;
-  e.clear();
-  seen = seen_;
+  if (!holds_last) {
+    e.clear();
+    seen_ = keys_seen_;
+    for (Field& f : fields_) f.last.size = 0;
+  }
+  for (Field& f : fields_) {
+    if (same_segment(f, q, end)) {
+      q += f.last.size;
+      continue;
+    }
+    const char* const from = q;
+    if (!key_at(f, q, end)) return false;
+    q = read_value(f.key, q + f.size, end, limits, e);
+    if (!q || q >= end || *q != (&f == &fields_.back() ? '}' : ',')) return false;
+    remember(f, from, ++q);
+  }
+  return q == end;
+}
+
+// The value of a field with key `key` at q into the event: the position past it, or nullptr.
+const char* LineProgram::read_value(Key key, const char* q, const char* end,
+                                    const FieldLimits& limits, Event& e) {
   constexpr int64_t kAny = INT64_MAX, kAll = INT64_MIN;
   std::string_view s;
-  for (const Field& f : fields_) {
-    if (!key_at(f, q, end)) return false;
-    q += f.size;
-    switch (f.key) {
-      case Key::t:
-        q = scan_integer_in(q, end, 0, kAny, e.t);
-        break;
-      case Key::ev:
-        if ((q = scan_string(q, end, s))) {
-          const auto kind = last_event_.find(s, event_kind);
-          if (!kind || (!limits.v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
-            return false;
-          e.kind = *kind;
-        }
-        break;
-      case Key::cpu:
-        q = scan_integer_in(q, end, 0, limits.ncpus - 1, e.cpu);
-        break;
-      case Key::task:
-        if (const char* null = scan_null(q, end))
-          q = null;
-        else
-          q = scan_integer_in(q, end, kAll, kAny, e.task);
-        break;
-      case Key::delta:
-        q = scan_integer_in(q, end, 0, kAny, e.delta);
-        break;
-      case Key::weight:
-        if (const char* null = scan_null(q, end)) {
-          seen.weight_null = true;
-          q = null;
-        } else {
-          q = scan_integer_in(q, end, kMinWeight, kMaxWeight, e.weight);
-        }
-        break;
-      case Key::slice:
-        q = scan_integer_in(q, end, 0, kMaxCustomSliceNs, e.slice);
-        break;
-      case Key::preempt:
-        q = scan_flag(q, end, e.preempt);
-        break;
-      case Key::to:
-        q = scan_integer_in(q, end, 0, limits.ncpus - 1, e.to_cpu);
-        break;
-      case Key::w:
-        q = scan_integer_in(q, end, kMinWeight, kMaxWeight, e.state.weight);
-        break;
-      case Key::r:
-        q = scan_integer_in(q, end, 0, limits.max_r, e.state.slice);
-        break;
-      case Key::v:
-        q = scan_exact(q, end, e.state.vruntime);
-        break;
-      case Key::d:
-        q = scan_exact(q, end, e.state.deadline);
-        break;
-      case Key::vlag:
-        q = scan_exact(q, end, e.state.vlag);
-        break;
-      case Key::elig:
-        q = scan_flag(q, end, e.state.eligible);
-        break;
-      case Key::status:
-        if ((q = scan_string(q, end, s))) {
-          e.state.status = last_status_.find(s, status_by_name);
-          if (!e.state.status) return false;
-        }
-        break;
-      case Key::running:
-        q = scan_flag(q, end, e.state.running);
-        break;
-      case Key::req:
-        q = scan_exact(q, end, e.state.request);
-        break;
-      case Key::V:
-        q = scan_exact(q, end, e.V);
-        break;
-      case Key::W:
-        q = scan_integer_in(q, end, 0, kAny, e.W);
-        break;
-      case Key::nr:
-        q = scan_integer_in(q, end, 0, kAny, e.nr_queued);
-        break;
-      default:
-        q = limits.v2 ? read_v2_value(f.key, q, end, e) : skip(q, end);
-        break;
-    }
-    if (!q || q >= end) return false;
-    if (*q != ',') return *q == '}' && q + 1 == end && &f == &fields_.back();
-    ++q;
+  switch (key) {
+    case Key::t:
+      return scan_integer_in(q, end, 0, kAny, e.t);
+    case Key::ev:
+      if ((q = scan_string(q, end, s))) {
+        const auto kind = last_event_.find(s, event_kind);
+        if (!kind || (!limits.v2 && (*kind == EventKind::Runqueue || *kind == EventKind::Put)))
+          return nullptr;
+        e.kind = *kind;
+      }
+      return q;
+    case Key::cpu:
+      return scan_integer_in(q, end, 0, limits.ncpus - 1, e.cpu);
+    case Key::task:
+      if (const char* null = scan_null(q, end)) {
+        e.task.reset();
+        return null;
+      }
+      return scan_integer_in(q, end, kAll, kAny, e.task);
+    case Key::delta:
+      return scan_integer_in(q, end, 0, kAny, e.delta);
+    case Key::weight:
+      seen_.weight_null = false;
+      if (const char* null = scan_null(q, end)) {
+        seen_.weight_null = true;
+        e.weight = 0;
+        return null;
+      }
+      return scan_integer_in(q, end, kMinWeight, kMaxWeight, e.weight);
+    case Key::slice:
+      return scan_integer_in(q, end, 0, kMaxCustomSliceNs, e.slice);
+    case Key::preempt:
+      return scan_flag(q, end, e.preempt);
+    case Key::to:
+      return scan_integer_in(q, end, 0, limits.ncpus - 1, e.to_cpu);
+    case Key::w:
+      return scan_integer_in(q, end, kMinWeight, kMaxWeight, e.state.weight);
+    case Key::r:
+      return scan_integer_in(q, end, 0, limits.max_r, e.state.slice);
+    case Key::v:
+      return scan_exact(q, end, e.state.vruntime);
+    case Key::d:
+      return scan_exact(q, end, e.state.deadline);
+    case Key::vlag:
+      return scan_exact(q, end, e.state.vlag);
+    case Key::elig:
+      return scan_flag(q, end, e.state.eligible);
+    case Key::status:
+      if ((q = scan_string(q, end, s))) {
+        e.state.status = last_status_.find(s, status_by_name);
+        if (!e.state.status) return nullptr;
+      }
+      return q;
+    case Key::running:
+      return scan_flag(q, end, e.state.running);
+    case Key::req:
+      return scan_exact(q, end, e.state.request);
+    case Key::V:
+      return scan_exact(q, end, e.V);
+    case Key::W:
+      return scan_integer_in(q, end, 0, kAny, e.W);
+    case Key::nr:
+      return scan_integer_in(q, end, 0, kAny, e.nr_queued);
+    default:
+      return limits.v2 ? read_v2_value(key, q, end, e) : skip(q, end);
   }
-  return false;  // more fields than the program's
 }
 
 // The fields version 2 adds, and any other, out of the loop of the frequent ones.
@@ -356,16 +379,24 @@ const char* LineProgram::read_v2_value(Key key, const char* q, const char* end, 
 bool LinePrograms::read(std::string_view line, const FieldLimits& limits, Event& e,
                         FieldsSeen& seen) {
   for (size_t n = 0; n < programs_.size(); ++n) {
-    if (!programs_[n].read(line, limits, e, seen)) continue;
+    // The first program filled the event last, if any did; once it fails, none holds it.
+    LineProgram& p = programs_[n];
+    if (!p.read(line, limits, e, filled_)) {
+      filled_ = false;  // the event holds part of the line
+      continue;
+    }
+    seen = p.seen();
     if (n > 0)
       std::rotate(programs_.begin(), programs_.begin() + static_cast<ptrdiff_t>(n),
                   programs_.begin() + static_cast<ptrdiff_t>(n) + 1);
+    filled_ = true;
     return true;
   }
   return false;
 }
 
 void LinePrograms::learn(const PlainLine& line) {
+  filled_ = false;  // the general reading filled the event
   const auto known = std::find_if(programs_.begin(), programs_.end(),
                                   [&](const LineProgram& p) { return p.has_keys_of(line); });
   if (known != programs_.end()) {

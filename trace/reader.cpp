@@ -499,16 +499,21 @@ void Reader::pad_line() {
   text_ = std::string_view(padded_.data(), text_.size());
 }
 
+const Event* Reader::next_event() {
+  if (!read_line()) return nullptr;
+  parse_event();
+  return &event_;
+}
+
 bool Reader::next(Event& e) {
-  if (!read_line()) return false;
-  parse_event(e);
-  return true;
+  const Event* read = next_event();
+  if (read) e = *read;
+  return read != nullptr;
 }
 
 std::optional<Event> Reader::next() {
-  Event e;
-  if (!next(e)) return std::nullopt;
-  return e;
+  const Event* read = next_event();
+  return read ? std::optional<Event>(*read) : std::nullopt;
 }
 
 void Reader::parse_header() {
@@ -628,7 +633,8 @@ void Reader::parse_header() {
 // plain line (trace/plain_line.h) without simdjson, its keys a program from then on; any other
 // line, and a plain one with a fault, with simdjson, whose reading names the fault as it does for
 // every line.
-void Reader::parse_event(Event& e) {
+void Reader::parse_event() {
+  Event& e = event_;
   FieldsSeen seen;
   if (programs_.read(text_, limits_, e, seen)) {
     try {
@@ -637,6 +643,7 @@ void Reader::parse_event(Event& e) {
     } catch (const InputError&) {
     }
   }
+  programs_.forget();
   if (split_plain_line(text_, plain_)) {
     try {
       read_event(e, [&](auto&& visit) { for_each_plain_field(*this, plain_, visit); });

@@ -33,11 +33,15 @@ class Reader {
   /// The text of that line (valid until the next call).
   std::string_view text() const { return text_; }
 
-  /// The next event, nullopt at the end. After an InputError the reader stays usable: the
-  /// faulty line is consumed and next() continues with the line after it (--keep-going).
+  /// The next event, in the reader's own storage (valid until the next call), nullptr at the
+  /// end. No allocation per line once the numbers have their limbs, and the fields a line
+  /// repeats from the line before are not read again. After an InputError the reader stays
+  /// usable: the faulty line is consumed and the next call continues with the line after it
+  /// (--keep-going).
+  const Event* next_event();
+  /// The same as a copy, nullopt at the end.
   std::optional<Event> next();
-  /// The same into `e`, whose storage the event reuses (no allocation per line once the
-  /// numbers have their limbs); false at the end. After an InputError `e` is unspecified.
+  /// The same into `e`, whose storage it reuses; false at the end.
   bool next(Event& e);
 
  private:
@@ -45,7 +49,7 @@ class Reader {
   bool read_line();
   [[noreturn]] void fail(Fault f, std::string field, std::string what) const;
   void pad_line();
-  void parse_event(Event& e);
+  void parse_event();
   // The fields of the line into `e`, read by for_each_field(visit), then checked together.
   template <class ForEachField>
   void read_event(Event& e, ForEachField&& for_each_field);
@@ -68,6 +72,7 @@ class Reader {
   std::string_view text_;  // the line, in buffer_ or padded_
   PlainLine plain_;        // its fields, when it is a plain line
   LinePrograms programs_;  // the readings of lines with the keys of lines read before
+  Event event_;            // the event read last
   simdjson::ondemand::parser parser_;
 };
 
