@@ -74,6 +74,9 @@ class TraceCheck {
       checker_ = std::make_unique<RunqueuesOf<Checker>>(h, source.name, report_);
     read({INT64_MIN, index_, 0, 1});
   }
+  // event_ points into reader_: not copied or moved.
+  TraceCheck(const TraceCheck&) = delete;
+  TraceCheck& operator=(const TraceCheck&) = delete;
 
   bool done() const { return done_ || fault_; }
   bool cfs() const { return cfs_; }
