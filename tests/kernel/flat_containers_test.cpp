@@ -1,18 +1,76 @@
-// The flat containers the kernel checks keep per event: kernel/pid_weights.h answers as the
-// std::map it replaced (membership, weights, size, the walk in ascending pid order) through
-// removals and re-insertions, and kernel/flat_id_map.h gives a reused entry a fresh value.
+// The flat containers the kernel checks keep per event: kernel/flat_table.h answers as a
+// std::map (and its values stay where they are while it grows, listed in the order their keys
+// came), kernel/pid_weights.h answers as the std::map it replaced (membership, weights, size, the
+// walk in ascending pid order) through removals and re-insertions, and kernel/flat_id_map.h gives
+// a reused entry a fresh value.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
 
 #include "kernel/flat_id_map.h"
+#include "kernel/flat_table.h"
 #include "kernel/pid_weights.h"
 
 namespace vlag::kernel {
 namespace {
+
+TEST(FlatTable, AnswersAsAMapAndItsValuesStayPut) {
+  FlatTable<int64_t, int64_t> table;
+  std::map<int64_t, int64_t> model;
+  std::vector<std::pair<int64_t, int64_t*>> first_met;  // each key, where its value was made
+  std::mt19937_64 rng(3);
+  for (int step = 0; step < 50'000; ++step) {
+    // Keys spread wide and clustered, negative too: ids of group entities are negative.
+    const auto key = static_cast<int64_t>(rng() % 3000) * (rng() % 2 ? 1 : -4096);
+    if (rng() % 2) {
+      const bool fresh = !model.count(key);
+      int64_t& v = table[key];
+      if (fresh) {
+        ASSERT_EQ(v, 0);  // value-initialised
+        first_met.emplace_back(key, &v);
+      }
+      v += 1;
+      model[key] += 1;
+    } else {
+      const int64_t* v = table.find(key);
+      const auto it = model.find(key);
+      ASSERT_EQ(v != nullptr, it != model.end());
+      if (v) {
+        ASSERT_EQ(*v, it->second);
+      }
+    }
+  }
+  ASSERT_EQ(table.size(), model.size());
+  for (size_t i = 0; i < first_met.size(); ++i) {
+    EXPECT_EQ(table.key(i), first_met[i].first);
+    EXPECT_EQ(&table.value(i), first_met[i].second);  // never moved as the table grew
+    EXPECT_EQ(table.find(first_met[i].first), first_met[i].second);
+    EXPECT_EQ(table.value(i), model.at(first_met[i].first));
+  }
+  // A copy answers from its own values, the original gone (as in a vector that grew); a moved
+  // table from the same values.
+  auto copy = std::make_unique<FlatTable<int64_t, int64_t>>(table);
+  const FlatTable<int64_t, int64_t> moved(std::move(table));
+  FlatTable<int64_t, int64_t> assigned;
+  assigned[1] = 5;
+  assigned = *copy;
+  copy->find(first_met[0].first)[0] += 1000;  // its own values: the others do not see it
+  const FlatTable<int64_t, int64_t> kept(std::move(*copy));
+  copy.reset();
+  for (const auto& [key, value] : model) {
+    ASSERT_NE(kept.find(key), nullptr);
+    EXPECT_EQ(*kept.find(key), value + (key == first_met[0].first ? 1000 : 0));
+    EXPECT_EQ(*assigned.find(key), value);
+    EXPECT_EQ(*moved.find(key), value);
+  }
+  EXPECT_EQ(moved.find(first_met[0].first), first_met[0].second);  // where it was made
+  EXPECT_EQ(assigned.find(1) != nullptr, model.count(1) == 1);     // the copy's keys only
+  EXPECT_EQ(assigned.size(), model.size());
+}
 
 TEST(PidWeights, AnswersAsAMapThroughRemovalsAndReinsertions) {
   PidWeights set;
