@@ -154,7 +154,14 @@ TracepointDecoder::TracepointDecoder(tep_handle* tep, tep_event* event, std::str
   for (const Spec& s : ks->specs) {
     tep_format_field* f = tep_find_field(event_, s.field);
     if (!f) continue;
-    fields_.push_back({f, s.key, s.slot});
+    Bound b{f, s.key, s.slot};
+    if (f->offset >= 0 && f->size > 0 && !is_dynamic(f) && host_order_) {
+      b.offset = static_cast<uint32_t>(f->offset);
+      b.end = b.offset + static_cast<uint32_t>(f->size);
+    }
+    b.size = f->size;
+    b.is_signed = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
+    fields_.push_back(b);
     pid = pid || s.slot == Slot::Pid;
     prev_pid = prev_pid || s.slot == Slot::PrevPid;
     prev_state = prev_state || s.slot == Slot::PrevState;
@@ -183,25 +190,33 @@ unsigned long long TracepointDecoder::read_number(const Bound& b, const uint8_t*
   return v;
 }
 
-int64_t TracepointDecoder::number(const Bound& b, const uint8_t* raw, uint32_t size,
-                                  const std::string& file, int line) const {
-  const tep_format_field* f = b.field;
+inline int64_t TracepointDecoder::number(const Bound& b, const uint8_t* raw, uint32_t size,
+                                         const std::string& file, int line) const {
   unsigned long long v = 0;
-  const bool inside =
-      f->offset >= 0 && f->size > 0 && static_cast<uint64_t>(f->offset) + f->size <= size;
-  if (!inside || !host_order_ || !read_host_number(raw + f->offset, f->size, v))
+  if (b.end == 0 || b.end > size || !read_host_number(raw + b.offset, b.size, v))
     v = read_number(b, raw, size, file, line);
-  if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
-    const unsigned shift = 64 - 8 * static_cast<unsigned>(f->size);
+  if (b.is_signed && b.size < 8) {
+    const unsigned shift = 64 - 8 * static_cast<unsigned>(b.size);
     return static_cast<int64_t>(v << shift) >> shift;
   }
-  if (v > static_cast<unsigned long long>(INT64_MAX) && !(f->flags & TEP_FIELD_IS_SIGNED))
+  if (v > static_cast<unsigned long long>(INT64_MAX) && !b.is_signed)
     too_large(v, file, line, b.key);
   return static_cast<int64_t>(v);
 }
 
-std::string_view TracepointDecoder::text(const Bound& b, const uint8_t* raw, uint32_t size,
-                                         const std::string& file, int line) const {
+inline std::string_view TracepointDecoder::text(const Bound& b, const uint8_t* raw, uint32_t size,
+                                                const std::string& file, int line) const {
+  if (b.end == 0 || b.end > size) return described_text(b, raw, size, file, line);
+  const auto* s = reinterpret_cast<const char*>(raw + b.offset);
+  const std::string_view v =
+      trim_blanks(std::string_view(s, strnlen(s, static_cast<size_t>(b.size))));
+  if (v.empty()) bad_field(file, line, b.key, "empty");
+  return v;
+}
+
+std::string_view TracepointDecoder::described_text(const Bound& b, const uint8_t* raw,
+                                                   uint32_t size, const std::string& file,
+                                                   int line) const {
   const tep_format_field* f = b.field;
   uint64_t at = static_cast<uint64_t>(f->offset), len = static_cast<uint64_t>(f->size);
   if (f->offset < 0 || f->size <= 0 || at + len > size)
