@@ -21,11 +21,13 @@ bool tight(Range w) { return w.bounded() && w.hi - w.lo <= 0.02 * w.lo; }
 
 std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
-// Both ends whole numbers below 2^50: sums of such are exact in double, in any order.
-bool whole(Range w) {
-  const auto one = [](double x) { return x == std::floor(x) && std::abs(x) <= 0x1p50; };
-  return one(w.lo) && one(w.hi);
+// A whole number of at most 2^50: sums of such are exact in double, in any order. Told by a
+// round trip through int64_t, which holds any such, where std::floor is a call into libm.
+bool whole_number(double x) {
+  return std::abs(x) <= 0x1p50 && x == static_cast<double>(static_cast<int64_t>(x));
 }
+
+bool whole(Range w) { return whole_number(w.lo) && whole_number(w.hi); }
 
 Reasons inexact(Range weight, Range slice) {
   Reasons r;
@@ -411,7 +413,7 @@ void CfsRqTrack::forget_possible_member(int64_t pid) {
 }
 
 void CfsRqTrack::note_maybe_weight(double weight) {
-  if (weight != std::floor(weight) || std::abs(weight) > kExactWeight) maybe_sums_exact_ = false;
+  if (!whole_number(weight)) maybe_sums_exact_ = false;
 }
 
 void CfsRqTrack::add_possible_member(int64_t pid, double weight) {

@@ -283,7 +283,6 @@ class CfsRqTrack {
   // Their sums, kept as they change: while every weight is a whole number below 2^50 (task
   // weights are), a sum is exact in any order, so it equals the walk in ascending order that
   // maybe_members() makes otherwise.
-  static constexpr double kExactWeight = 1125899906842624.0;  // 2^50
   double sleepers_sum_ = 0, possible_sum_ = 0;
   bool maybe_sums_exact_ = true;
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)

@@ -88,14 +88,15 @@ const std::array<KindSpecs, 8>& kinds() {
 // for every field of every sample, and inline they kept the checks from being inlined.
 [[noreturn, gnu::noinline, gnu::cold]] void outside(int64_t v, int64_t lo, int64_t hi,
                                                     const char* what, const std::string& file,
-                                                    int line, std::string_view key) {
+                                                    int line, const char* key) {
   bad_field(file, line, key,
             std::string(what) + " " + std::to_string(v) + " is outside " + std::to_string(lo) +
                 ".." + std::to_string(hi));
 }
 
+// The key as it is (a view of it would measure it on every call).
 int64_t in_range(int64_t v, int64_t lo, int64_t hi, const char* what, const std::string& file,
-                 int line, std::string_view key) {
+                 int line, const char* key) {
   if (v < lo || v > hi) outside(v, lo, hi, what, file, line, key);
   return v;
 }
