@@ -51,7 +51,10 @@ struct PathNode {
   std::vector<int64_t> gid_on;        // by CPU (0: not looked up yet)
 };
 
+struct PidSlot;
+
 struct TaskState {
+  PidSlot* slot = nullptr;  // its pid's (new_task()): the report's row without a lookup
   Where where = Where::Unknown;
   int cpu = -1;           // Runnable/Running: its CPU; Asleep: the CPU it slept on
   bool on_level = false;  // a member of its cfs_rqs on `cpu` (that CPU is judged)
@@ -400,12 +403,14 @@ class KernelServiceLayer::Impl {
   TaskState& new_task(int64_t pid, const TaskState& s) {
     TaskState& made = tasks_.emplace(pid, s).first->second;
     made.node = &path_node(made.path);
-    pid_slot(pid).state = &made;
+    made.slot = &pid_slot(pid);
+    made.slot->state = &made;
     return made;
   }
 
-  TaskService& service(int64_t pid) {
-    PidSlot& slot = pid_slot(pid);
+  TaskService& service(int64_t pid) { return service(pid_slot(pid), pid); }
+  TaskService& service(const TaskState& s, int64_t pid) { return service(*s.slot, pid); }
+  TaskService& service(PidSlot& slot, int64_t pid) {
     if (!slot.service) slot.service = &r_.tasks[pid];
     return *slot.service;
   }
@@ -477,15 +482,16 @@ class KernelServiceLayer::Impl {
       s.slice = slice_of(pid);
       if (!s.slice.is_exact()) s.unknown |= Reason::MissingSnapshot;
       known = &new_task(pid, s);
-      TaskService& ts = service(pid);
+      TaskService& ts = service(*known, pid);
       ts.pid = pid;
       ts.prio = *prio;
       ts.weight = nice_to_weight(*prio - 120);
       ts.phases.push_back({*prio, ts.weight, t, t});
     }
     TaskState& s = *known;
-    TaskService& ts = service(pid);
-    if (!comm.empty() && comm != std::string_view("<...>") && ts.comm != comm) ts.comm = comm;
+    TaskService& ts = service(s, pid);
+    // The name compared first: it is the one that changes least, so the rest is seldom asked.
+    if (!comm.empty() && ts.comm != comm && comm != std::string_view("<...>")) ts.comm = comm;
     if (prio && !fair_prio(*prio)) {  // it left the fair class (sched_setscheduler)
       if (s.where == Where::Runnable || s.where == Where::Running) remove(s, pid, t, line, false);
       s.where = Where::Unknown;
@@ -830,7 +836,7 @@ class KernelServiceLayer::Impl {
     if (!current) return;
     TaskState& s = *current;
     if (!o_.only_cpu || *o_.only_cpu == c) {
-      TaskService& ts = service(tl.current);
+      TaskService& ts = service(s, tl.current);
       ts.runtime_ns += dt;
       ts.phases.back().runtime_ns += dt;
     }
@@ -992,7 +998,7 @@ class KernelServiceLayer::Impl {
           p->where = e.prev_leave == PrevState::Dead ? Where::Gone : Where::Asleep;
           if (p->where == Where::Asleep && judged(c))
             level(c, p->node)
-                .add_sleeper(e.prev_pid, static_cast<double>(service(e.prev_pid).weight));
+                .add_sleeper(e.prev_pid, static_cast<double>(service(*p, e.prev_pid).weight));
           break;
       }
       p->last_leave = e.prev_leave;
@@ -1019,7 +1025,7 @@ class KernelServiceLayer::Impl {
       pick_chain(c, chain_on(e.pid, c), out, t, e.line, std::nullopt);
       n->last_seen = t;
       n->seen = true;
-      ++service(e.pid).switches;
+      ++service(*n, e.pid).switches;
     }
     tl.current = e.pid;
     tl.since = t;
