@@ -61,17 +61,8 @@ void CfsRqTrack::count(const Member& m, int by) {
   } else {
     odd_weights_ += by;
   }
-  for (auto [deficits, value] :
-       {std::pair{&deficits_lo_, m.deficit_lo}, {&deficits_hi_, m.deficit_hi}})
-    if (((*deficits)[value] += by) == 0) deficits->erase(value);
-}
-
-// The largest of `deficits` but one of `except`'s, and at least 0.
-double CfsRqTrack::largest_but(const std::map<double, int>& deficits, double except) {
-  auto top = deficits.rbegin();
-  if (top == deficits.rend()) return 0;
-  if (top->first == except && top->second == 1) ++top;
-  return top == deficits.rend() ? 0 : std::max(0.0, top->first);
+  deficits_lo_.add(m.deficit_lo, by);
+  deficits_hi_.add(m.deficit_hi, by);
 }
 
 void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
@@ -137,8 +128,8 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
     w.W0 = whole_weights_;
   else
     for (const auto& [oid, o] : members_) w.W0 += o.info.weight;
-  w.m_lo = largest_but(deficits_lo_, m.deficit_lo);
-  w.m_hi = largest_but(deficits_hi_, m.deficit_hi);
+  w.m_lo = deficits_lo_.largest_but(m.deficit_lo);
+  w.m_hi = deficits_hi_.largest_but(m.deficit_hi);
   if (inexact_weights_ > 0) w.weight_changed = true;
   w.leaves0 = leaves_;
   w.unsteady0 = unsteady_joins_;

@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +22,7 @@
 #include "kernel/flat_table.h"
 #include "kernel/pid_weights.h"
 #include "kernel/range.h"
+#include "kernel/value_counts.h"
 #include "kernel/verdict_book.h"
 #include "spec/verdict.h"
 
@@ -225,7 +225,6 @@ class CfsRqTrack {
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
   void set_info(Member& m, const EntityInfo& e);  // its info and what is kept of it
   void count(const Member& m, int by);
-  static double largest_but(const std::map<double, int>& deficits, double except);
   Window* new_window();
   static void unlink(Member& m, int64_t other, uint32_t other_slot);
   // Whether x was picked (or running) since a window opened at `open` (a sequence number).
@@ -295,8 +294,8 @@ class CfsRqTrack {
   size_t inexact_weights_ = 0;
   Range whole_weights_;  // the members' whole weights summed (whole())
   size_t odd_weights_ = 0;
-  std::map<double, int> deficits_lo_, deficits_hi_;  // the members' lag deficits: how many
-  size_t running_ = 0;                               // members running
+  ValueCounts deficits_lo_, deficits_hi_;  // the members' lag deficits: how many
+  size_t running_ = 0;                     // members running
   // What joined, for the waits in progress likewise: joins, outsiders that may have, the peaks
   // of the joiners' lag deficits by join, and their weight summed while exact (add_joined()).
   struct Peak {

@@ -2,9 +2,11 @@
 // std::map (and its values stay where they are while it grows, listed in the order their keys
 // came), kernel/pid_weights.h answers as the std::map it replaced (membership, weights, size, the
 // walk in ascending pid order) through removals and re-insertions, and kernel/flat_id_map.h gives
-// a reused entry a fresh value.
+// a reused entry a fresh value, and kernel/value_counts.h answers as the map of counts it replaced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <random>
@@ -14,6 +16,7 @@
 #include "kernel/flat_id_map.h"
 #include "kernel/flat_table.h"
 #include "kernel/pid_weights.h"
+#include "kernel/value_counts.h"
 
 namespace vlag::kernel {
 namespace {
@@ -104,6 +107,38 @@ TEST(PidWeights, AnswersAsAMapThroughRemovalsAndReinsertions) {
   }
   const std::vector<std::pair<int64_t, double>> walk(model.begin(), model.end());
   EXPECT_EQ(set.ascending(), walk);
+}
+
+// As the std::map<double, int> of counts the cfs_rq kept: values in and out as members join and
+// leave, the largest but one member's after every change, for every value asked about.
+TEST(ValueCounts, AnswersAsAMapOfCounts) {
+  const auto largest_but = [](const std::map<double, int>& counts, double except) {
+    auto top = counts.rbegin();
+    if (top == counts.rend()) return 0.0;
+    if (top->first == except && top->second == 1) ++top;
+    return top == counts.rend() ? 0.0 : std::max(0.0, top->first);
+  };
+  ValueCounts counts;
+  std::map<double, int> model;
+  std::vector<double> members;
+  std::mt19937_64 rng(5);
+  const double values[] = {-1.5, 0.0, 2e6, 2.5e6, 4e6, 1e8};
+  for (int step = 0; step < 20'000; ++step) {
+    if (members.empty() || rng() % 2) {
+      const double v = values[rng() % 6];
+      members.push_back(v);
+      counts.add(v, 1);
+      ++model[v];
+    } else {
+      const size_t i = rng() % members.size();
+      const double v = members[i];
+      members.erase(members.begin() + static_cast<std::ptrdiff_t>(i));
+      counts.add(v, -1);
+      if (--model[v] == 0) model.erase(v);
+    }
+    for (const double except : values)
+      ASSERT_EQ(counts.largest_but(except), largest_but(model, except));
+  }
 }
 
 TEST(FlatIdMap, AReusedEntryStartsFreshAndTheOrderHolds) {
