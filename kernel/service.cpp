@@ -118,6 +118,7 @@ struct Timeline {
   int64_t last_stat_ns = 0;
   // Tasks of unknown group queued here (pid → task weight): any group open to them may hold them.
   PidWeights outsiders;
+  int64_t marked_current = -1;  // the last task an event here named current: its slot says so
 };
 
 // The cfs_rqs of a task's hierarchy on a CPU, from its own up to the root, each with the entity
@@ -201,7 +202,10 @@ class KernelServiceLayer::Impl {
     tl.last_t = e.time_ns;
     if (e.current_pid) {
       names_current_ = true;
-      pid_slot(*e.current_pid).current_seen = true;
+      if (*e.current_pid != tl.marked_current) {  // a CPU's events name one task for a while
+        pid_slot(*e.current_pid).current_seen = true;
+        tl.marked_current = *e.current_pid;
+      }
     }
     if (e.current_pid && tl.known && *e.current_pid != tl.current && tl.revealed_pid < 0) {
       tl.revealed_pid = *e.current_pid;
