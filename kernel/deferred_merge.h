@@ -42,7 +42,7 @@ class DeferredMerge {
       return make_into_merge(r);
     }
     last_ = time;
-    held_[(first_ + count_) % held_.size()] = r;
+    held_[at(count_)] = r;
     if (++count_ > window_) pass_on_front();
   }
 
@@ -62,13 +62,20 @@ class DeferredMerge {
   /// Calls f on each record held (their bytes are still to be read).
   template <class F>
   void each_held(F&& f) const {
-    for (size_t i = 0; i < count_; ++i) f(held_[(first_ + i) % held_.size()]);
+    for (size_t i = 0; i < count_; ++i) f(held_[at(i)]);
   }
 
  private:
+  // The ring's slot of the i-th held record (i <= the ring's size): wrapped by a compare, where
+  // a remainder is a division, three per record.
+  size_t at(size_t i) const {
+    const size_t slot = first_ + i;
+    return slot < held_.size() ? slot : slot - held_.size();
+  }
+
   Record take_front() {
     const Record r = held_[first_];
-    first_ = (first_ + 1) % held_.size();
+    first_ = at(1);
     --count_;
     return r;
   }
@@ -76,7 +83,7 @@ class DeferredMerge {
   void pass_on_front() {
     // The bytes of a record due a few turns on are asked for now: a window's worth of records
     // back, they have left the near caches.
-    if (count_ > kAhead) make_.ahead(held_[(first_ + kAhead) % held_.size()]);
+    if (count_ > kAhead) make_.ahead(held_[at(kAhead)]);
     const Record r = take_front();
     try {
       make_(r, sink_);

@@ -387,12 +387,18 @@ class KernelServiceLayer::Impl {
     return slot;
   }
   TaskState* find_task(int64_t pid) {
+    PidSlot* slot = find_slot(pid);
+    return slot ? slot->state : nullptr;
+  }
+  // The slot of a pid met, or nullptr. Its state and report row are read from it side by side:
+  // through the state, the row's address waits for the state's line to come in.
+  PidSlot* find_slot(int64_t pid) {
     PidSlot* slot = recent_slot(pid);
     if (!slot) {
       slot = pid_slots_.find(pid);
       if (slot) remember_slot(pid, *slot);
     }
-    return slot ? slot->state : nullptr;
+    return slot;
   }
   PidSlot* recent_slot(int64_t pid) {
     if (recent_[0].first == pid) return recent_[0].second;
@@ -468,7 +474,8 @@ class KernelServiceLayer::Impl {
   TaskState* task(int64_t pid, const std::string& comm, std::optional<int> prio, int64_t t,
                   int line) {
     if (pid == 0) return nullptr;
-    TaskState* known = find_task(pid);
+    PidSlot* slot = find_slot(pid);
+    TaskState* known = slot ? slot->state : nullptr;
     if (!known) {
       if (!prio || !fair_prio(*prio)) return nullptr;
       TaskState s;
@@ -486,14 +493,15 @@ class KernelServiceLayer::Impl {
       s.slice = slice_of(pid);
       if (!s.slice.is_exact()) s.unknown |= Reason::MissingSnapshot;
       known = &new_task(pid, s);
-      TaskService& ts = service(*known, pid);
+      slot = known->slot;
+      TaskService& ts = service(*slot, pid);
       ts.pid = pid;
       ts.prio = *prio;
       ts.weight = nice_to_weight(*prio - 120);
       ts.phases.push_back({*prio, ts.weight, t, t});
     }
     TaskState& s = *known;
-    TaskService& ts = service(s, pid);
+    TaskService& ts = service(*slot, pid);
     // The name compared first: it is the one that changes least, so the rest is seldom asked.
     if (!comm.empty() && ts.comm != comm && comm != std::string_view("<...>")) ts.comm = comm;
     if (prio && !fair_prio(*prio)) {  // it left the fair class (sched_setscheduler)
@@ -836,11 +844,11 @@ class KernelServiceLayer::Impl {
     const int64_t dt = t - tl.accounted_to;
     tl.accounted_to = std::max(tl.accounted_to, t);
     if (!tl.known || dt <= 0 || tl.current == 0) return;
-    TaskState* const current = find_task(tl.current);
-    if (!current) return;
-    TaskState& s = *current;
+    PidSlot* const slot = find_slot(tl.current);
+    if (!slot || !slot->state) return;
+    TaskState& s = *slot->state;
     if (!o_.only_cpu || *o_.only_cpu == c) {
-      TaskService& ts = service(s, tl.current);
+      TaskService& ts = service(*slot, tl.current);
       ts.runtime_ns += dt;
       ts.phases.back().runtime_ns += dt;
     }
