@@ -108,7 +108,7 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
   fluid_join(m);
   start_wait(m, e.id, t, kind != JoinKind::Appeared, kind == JoinKind::Appeared ? earliest : t,
              start_unknown, woken);
-  open_windows(e.id, t);
+  open_windows(e.id, m, t);
 }
 
 void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_t from, Reasons why,
@@ -312,7 +312,7 @@ void CfsRqTrack::run(int64_t id, int64_t dt, bool kernel_accounted) {
     // V moved by a sum of weights one of which is a guess: no member's ideal is a figure now.
     if (loose_fluid_ > 0) ++taints_;
   }
-  update_extremes(id);
+  update_extremes(id, m);
 }
 
 // The pick rule lets a running entity overrun its request until the next tick notices, at most
@@ -334,8 +334,7 @@ Range CfsRqTrack::x_of(const Window& w, Range sa, Range sb) const {
   return {da.lo - db.hi, da.hi - db.lo};
 }
 
-void CfsRqTrack::update_extremes(int64_t id) {
-  const Member& m = members_.at(id);
+void CfsRqTrack::update_extremes(int64_t id, const Member& m) {
   for (const auto& [other, window, partner] : m.windows) {
     if (!window->established) continue;
     const Range so = partner->sigma;
@@ -483,8 +482,7 @@ void CfsRqTrack::groups_may_have_run(double ns, const std::function<bool(int64_t
 
 // Its windows with every other member open, implied (SPEC.md §6.2's pair windows hold no state
 // until both were picked), but for those that start from zero.
-void CfsRqTrack::open_windows(int64_t id, int64_t t) {
-  Member& m = members_.at(id);
+void CfsRqTrack::open_windows(int64_t id, Member& m, int64_t t) {
   m.open_seq = ++seq_;
   if (!m.fresh_new) return;
   for (auto& [oid, o] : members_) {
@@ -563,8 +561,7 @@ void CfsRqTrack::unlink(Member& m, int64_t other, uint32_t other_slot) {
   set_holds(m, other_slot, false);
 }
 
-void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
-  Member& m = members_.at(id);
+void CfsRqTrack::close_windows(int64_t id, Member& m, int64_t t, int line, bool without_run) {
   // The implied windows need a walk of all members only while one of their ends is not noted
   // yet; the windows that hold state come in the same order either way.
   const bool implied = m.windows.size() + 1 < members_.size();
@@ -734,7 +731,7 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
       w->why |= why;
     }
   }
-  close_windows(id, t, line, false);
+  close_windows(id, m, t, line, false);
   fluid_leave(id, m);
   if (!m.sleeper_noted) --unnoted_;
   count(m, -1);
@@ -750,8 +747,8 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
 void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_run) {
   Member* const changed = members_.get(e.id);
   if (!changed) return;
-  close_windows(e.id, t, line, during_run);
   Member& m = *changed;
+  close_windows(e.id, m, t, line, during_run);
   if (m.wait) m.wait->weight_changed = true;
   // A heavier weight counts like a join for the others' waits (their own sums: the changing
   // one's wait is not among them, and while the shared sum is exact, one more whole term in a
@@ -781,7 +778,7 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
   }
   set_info(m, e);
   fluid_join_keep(m);
-  open_windows(e.id, t);
+  open_windows(e.id, m, t);
 }
 
 void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {

@@ -239,9 +239,9 @@ class CfsRqTrack {
   Window* materialize(int64_t a, Member& ma, int64_t b, Member& mb);
   // Every implied window of id made to hold state (it is about to take some).
   void materialize_all(int64_t id, Member& m);
-  void note_sleeper(int64_t id, Member& m);  // an implied window of it ended
-  void open_windows(int64_t id, int64_t t);
-  void close_windows(int64_t id, int64_t t, int line, bool without_run);
+  void note_sleeper(int64_t id, Member& m);             // an implied window of it ended
+  void open_windows(int64_t id, Member& m, int64_t t);  // m: id's
+  void close_windows(int64_t id, Member& m, int64_t t, int line, bool without_run);
   void overrun(int64_t id, double excess);
   void note_blocked(int64_t id, Member& m);  // a window of it could not be judged (a weight)
   void judge_window(int64_t a, Member& ma, int64_t b, Member& mb, Window& w, int64_t t, int line,
@@ -262,7 +262,7 @@ class CfsRqTrack {
   void note_maybe_weight(double weight);
   Range x_of(const Window& w, Range sa, Range sb) const;  // the gap's change since rebasing
   void note_extremes(Window& w, Range x);
-  void update_extremes(int64_t id);
+  void update_extremes(int64_t id, const Member& m);  // m: id's
 
   std::string path_;
   const LevelContext* ctx_;

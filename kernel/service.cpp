@@ -875,11 +875,8 @@ class KernelServiceLayer::Impl {
 
   // A switch stops the entities of the outgoing chain that the incoming one does not share.
   void stop_chain(int c, const Chain& out, const Chain& in, int64_t t) {
-    for (const auto& x : out)
-      if (!contains(in, x)) {
-        CfsRqTrack& lv = level(c, x.first);
-        if (lv.has(x.second)) lv.stop(x.second, t);
-      }
+    for (const auto& x : out)  // (stop() does nothing for an entity not queued there)
+      if (!contains(in, x)) level(c, x.first).stop(x.second, t);
   }
 
   // … and picks those of the incoming chain the outgoing one did not share (window: the pick
