@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernel/flat_id_map.h"
-#include "kernel/flat_table.h"
+#include "kernel/inline_table.h"
 #include "kernel/pid_weights.h"
 #include "kernel/range.h"
 #include "kernel/value_counts.h"
@@ -324,7 +324,7 @@ class CfsRqTrack {
   // many members are not noted sleepers yet: while none is, an ending implied window has
   // nothing to note.
   static constexpr uint8_t kNotedSleeper = 1, kNotedBlocked = 2;
-  FlatTable<int64_t, uint8_t> noted_;
+  InlineTable<uint8_t> noted_;
   size_t unnoted_ = 0;
   bool finishing_ = false;  // finish(): open waits are judged, not counted as delays
   // The fluid clock: Σ δ/W over the cfs_rq's runs and Σ lag/W over its departures, each with

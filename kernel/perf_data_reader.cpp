@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kernel/deferred_merge.h"
-#include "kernel/flat_table.h"
+#include "kernel/inline_table.h"
 #include "kernel/perf_data_layout.h"
 #include "kernel/text_fields.h"
 #include "kernel/tracepoint_decoder.h"
@@ -610,7 +610,7 @@ class Reader {
   Section attrs_, data_;
   uint64_t features_[4] = {};
   std::vector<Attr> attrs_list_;
-  FlatTable<int64_t, uint32_t> attr_of_id_;  // a sample's id → its attr
+  InlineTable<uint32_t> attr_of_id_;  // a sample's id → its attr
   std::unique_ptr<TracingData> tracing_;
 
   struct Make {

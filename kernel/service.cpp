@@ -17,6 +17,7 @@
 #include "kernel/cfs_rq_track.h"
 #include "kernel/flat_table.h"
 #include "kernel/group_weight.h"
+#include "kernel/inline_table.h"
 #include "kernel/kernel_release.h"
 #include "kernel/pid_weights.h"
 #include "kernel/verdict_book.h"
@@ -1187,8 +1188,8 @@ class KernelServiceLayer::Impl {
   std::vector<Timeline*> timeline_at_;  // cpus_'s, found without the deque's index arithmetic
   std::map<int64_t, TaskState> tasks_;
   struct MaybeQueued {
-    std::vector<int64_t> pids;        // in the order they were listed
-    FlatTable<int64_t, bool> listed;  // whether a pid is in pids
+    std::vector<int64_t> pids;  // in the order they were listed
+    InlineTable<bool> listed;   // whether a pid is in pids
   };
   std::vector<MaybeQueued> maybe_queued_;  // by CPU: may_be_queued()
   FlatTable<int64_t, PidSlot> pid_slots_;

@@ -1,8 +1,9 @@
 // The flat containers the kernel checks keep per event: kernel/flat_table.h answers as a
 // std::map (and its values stay where they are while it grows, listed in the order their keys
-// came), kernel/pid_weights.h answers as the std::map it replaced (membership, weights, size, the
-// walk in ascending pid order) through removals and re-insertions, and kernel/flat_id_map.h gives
-// a reused entry a fresh value, and kernel/value_counts.h answers as the map of counts it replaced.
+// came), kernel/inline_table.h answers as a std::map (every key listed once), kernel/pid_weights.h
+// answers as the std::map it replaced (membership, weights, size, the walk in ascending pid order)
+// through removals and re-insertions, and kernel/flat_id_map.h gives a reused entry a fresh value,
+// and kernel/value_counts.h answers as the map of counts it replaced.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "kernel/flat_id_map.h"
 #include "kernel/flat_table.h"
+#include "kernel/inline_table.h"
 #include "kernel/pid_weights.h"
 #include "kernel/value_counts.h"
 
@@ -107,6 +109,32 @@ TEST(PidWeights, AnswersAsAMapThroughRemovalsAndReinsertions) {
   }
   const std::vector<std::pair<int64_t, double>> walk(model.begin(), model.end());
   EXPECT_EQ(set.ascending(), walk);
+}
+
+TEST(InlineTable, AnswersAsAMap) {
+  InlineTable<int64_t> table;
+  std::map<int64_t, int64_t> model;
+  std::mt19937_64 rng(9);
+  for (int step = 0; step < 50'000; ++step) {
+    const auto key = static_cast<int64_t>(rng() % 3000) * (rng() % 2 ? 1 : -4096);
+    if (rng() % 2) {
+      int64_t& v = table[key];
+      ASSERT_EQ(v, model[key]);  // value-initialised when new
+      v += 1;
+      model[key] += 1;
+    } else {
+      const int64_t* v = table.find(key);
+      const auto it = model.find(key);
+      ASSERT_EQ(v != nullptr, it != model.end());
+      if (v) {
+        ASSERT_EQ(*v, it->second);
+      }
+    }
+    ASSERT_EQ(table.size(), model.size());
+  }
+  std::map<int64_t, int64_t> listed;
+  table.each([&](int64_t key, int64_t value) { EXPECT_TRUE(listed.emplace(key, value).second); });
+  EXPECT_EQ(listed, model);
 }
 
 // As the std::map<double, int> of counts the cfs_rq kept: values in and out as members join and
