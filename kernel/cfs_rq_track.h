@@ -138,6 +138,8 @@ class CfsRqTrack {
   /// ... and each group entity of this cfs_rq that `may_hold` it may have received ns more than
   /// its tasks show, and may have run while it seemed to wait.
   void groups_may_have_run(double ns, const std::function<bool(int64_t)>& may_hold);
+  /// Whether a group entity is queued here (groups_may_have_run() has something to do).
+  bool holds_groups() const { return !members_.empty() && members_.begin()->first < 0; }
 
  private:
   struct Wait {

@@ -744,17 +744,18 @@ class KernelServiceLayer::Impl {
   // An outsider ran ns on cpu: every group open to it may have been served that.
   void outsider_ran(int cpu, double ns) {
     if (ns <= 0) return;
-    const std::function<bool(int64_t)> may_hold = [&](int64_t id) {
+    const auto may_hold = [&](int64_t id) {
       return open_to_outsiders(gnames_[static_cast<size_t>(-id - 1)].first);
     };
     each_level_on(cpu, [&](bool open, CfsRqTrack& lv) {
       if (open) lv.possible_member_ran(ns);
-      lv.groups_may_have_run(ns, may_hold);
+      if (lv.holds_groups()) lv.groups_may_have_run(ns, may_hold);
     });
   }
 
   // The weights of the group's entities on every judged CPU follow where its tasks are.
   void refresh_groups(const std::string& path, int64_t t) {
+    if (path.size() == 1 && path[0] == '/') return;  // the root's tasks: no group above
     for (std::string p = path; p != "/"; p = parent_of(p))
       for (size_t c = 0; c < cpus_.size(); ++c) {
         const auto lv = levels_.find({static_cast<int>(c), parent_of(p)});
@@ -1155,7 +1156,7 @@ class KernelServiceLayer::Impl {
   void on_wait(int64_t id, const WaitFigure& w) {
     if (id < 0 || !w.known) return;
     PidSlot& slot = pid_slot(id);
-    TaskService& t = service(id);
+    TaskService& t = service(slot, id);
     const int64_t d = w.to_ns - w.from_ns;
     t.delays.add(d);
     if (w.woken) {
