@@ -72,6 +72,11 @@ struct TaskState {
   // When it last left each other CPU it was on (woken or moved elsewhere): the load it had there
   // stays in its groups' tg->load_avg until that CPU removes it (SPEC.md §6.2).
   std::map<int, int64_t> left_cpu_at;
+  // What its report's latest phase (TaskService::phases) is still owed: its last sighting and
+  // run time since the phase's row was last written. Kept here, in a line every event of the
+  // task reads anyway; written into the row when a phase ends and at the end (fold_phase()).
+  int64_t phase_to = INT64_MIN;
+  int64_t phase_runtime = 0;
 
   void move_to(int to, int64_t t) {
     if (cpu >= 0 && cpu != to) left_cpu_at[cpu] = t;
@@ -285,10 +290,11 @@ class KernelServiceLayer::Impl {
                              " CPUs (no snapshot gave sysctl_sched_base_slice)";
     }
     for (auto& [pid, t] : r_.tasks) {
-      const TaskState& s = tasks_.at(pid);
+      TaskState& s = tasks_.at(pid);
       t.slice_ns = s.slice;
       t.group = s.group_known ? s.path : "?";
       t.group_known = s.group_known;
+      fold_phase(s, t);
       if (!t.phases.empty()) t.phases.back().to_ns = std::max(t.phases.back().to_ns, s.last_seen);
     }
     for (auto& [path, g] : r_.groups) {
@@ -420,6 +426,15 @@ class KernelServiceLayer::Impl {
   }
 
   TaskService& service(int64_t pid) { return service(pid_slot(pid), pid); }
+  // What s still owes the latest phase of its row ts, written into it.
+  static void fold_phase(TaskState& s, TaskService& ts) {
+    if (!ts.phases.empty()) {
+      ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, s.phase_to);
+      ts.phases.back().runtime_ns += s.phase_runtime;
+    }
+    s.phase_to = INT64_MIN;
+    s.phase_runtime = 0;
+  }
   TaskService& service(const TaskState& s, int64_t pid) { return service(*s.slot, pid); }
   TaskService& service(PidSlot& slot, int64_t pid) {
     if (!slot.service) slot.service = &r_.tasks[pid];
@@ -511,7 +526,7 @@ class KernelServiceLayer::Impl {
       return nullptr;
     }
     if (prio && *prio != s.prio) reprio(s, pid, *prio, t, line);
-    ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
+    s.phase_to = std::max(s.phase_to, t);
     return &s;
   }
 
@@ -775,6 +790,7 @@ class KernelServiceLayer::Impl {
       const bool running = s.where == Where::Running;
       level(s.cpu, s.node).change(task_info(pid, s), t, line, running);
     }
+    fold_phase(s, ts);
     ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
     ts.phases.push_back({prio, ts.weight, t, t});
     if (s.on_level && !s.group_known) outsider_queued(pid, s, s.cpu);
@@ -853,7 +869,7 @@ class KernelServiceLayer::Impl {
     if (!o_.only_cpu || *o_.only_cpu == c) {
       TaskService& ts = service(*slot, tl.current);
       ts.runtime_ns += dt;
-      ts.phases.back().runtime_ns += dt;
+      s.phase_runtime += dt;
     }
     if (!s.on_level || s.cpu != c || s.where != Where::Running) return;
     const int64_t served = tl.stat_mode ? tl.stat_pending : dt;
