@@ -38,7 +38,12 @@ class DeferredMerge {
     if (time < last_) {  // out of order: the merge takes over from here
       defer_ = false;
       merge_.emplace(window_, sink_);
-      while (count_ > 0) make_into_merge(take_front());
+      try {
+        while (count_ > 0) make_into_merge(take_front());
+      } catch (...) {
+        count_ = 0;  // the reading ends at the record that failed (drain())
+        throw;
+      }
       return make_into_merge(r);
     }
     last_ = time;
