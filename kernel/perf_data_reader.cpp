@@ -10,6 +10,7 @@
 #include "kernel/deferred_merge.h"
 #include "kernel/inline_table.h"
 #include "kernel/perf_data_layout.h"
+#include "kernel/sorted_runs.h"
 #include "kernel/text_fields.h"
 #include "kernel/tracepoint_decoder.h"
 #include "kernel/tracing_data.h"
@@ -127,10 +128,6 @@ class Reader {
          const std::function<void(KernelEvent&)>& sink, const PerfParseOptions& options,
          const Progress& progress, size_t merge_window)
       : bytes_(bytes), name_(name), sink_(sink), options_(options), progress_(progress) {
-    // Room for a busy round at once: address space only, whose pages are touched as records
-    // come. Grown by doubling instead, each buffer is copied into new pages several times.
-    held_.reserve(kHeldRoom);
-    merge_out_.reserve(kHeldRoom);
     // A reader that skips bad samples makes each event as it reads it (deferred_merge.h).
     if (merge_window > 0)
       merge_.emplace(merge_window, !options_.keep_going, Make{this},
@@ -480,8 +477,7 @@ class Reader {
       return;
     }
     if (held_.empty() || p.time >= max_time_) max_time_ = p.time;
-    sorted_ = sorted_ && (held_.empty() || p.time >= held_.back().time);
-    held_.push_back({p.time, at});
+    held_.push({p.time, at});
   }
 
   // The earliest byte a held record starts at bounds what will be read again. The records are
@@ -494,7 +490,7 @@ class Reader {
       needed_from_ = at;
     } else if (after_round) {
       needed_from_ = at;
-      for (const Held& h : held_) needed_from_ = std::min(needed_from_, h.at);
+      held_.each([&](const Held& h) { needed_from_ = std::min(needed_from_, h.at); });
     }
     uint64_t needed = needed_from_;
     if (merge_) merge_->each_held([&](const Held& h) { needed = std::min(needed, h.at); });
@@ -506,39 +502,10 @@ class Reader {
     next_flush_ = max_time_;
   }
 
+  // The held records no later than limit, in time order, ties in file order (the order they
+  // were held in).
   void flush(uint64_t limit) {
-    if (!sorted_) sort_held();
-    sorted_ = true;
-    size_t n = 0;
-    while (n < held_.size() && held_[n].time <= limit) deliver(held_[n++]);
-    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(n));
-  }
-
-  // Sorts the held records by time, ties in file order. They come in runs already in order (a
-  // CPU's buffer drained at a time), so the runs are merged, adjacent pairs at a time: each merge
-  // keeps the earlier run's records first among equal times, and the earlier run holds the earlier
-  // records of the file.
-  void sort_held() {
-    std::vector<size_t> starts = {0};
-    for (size_t i = 1; i < held_.size(); ++i)
-      if (held_[i].time < held_[i - 1].time) starts.push_back(i);
-    starts.push_back(held_.size());
-    const auto by_time = [](const Held& a, const Held& b) { return a.time < b.time; };
-    merge_out_.resize(held_.size());
-    while (starts.size() > 2) {
-      std::vector<size_t> merged = {0};
-      for (size_t r = 0; r + 1 < starts.size(); r += 2) {
-        const size_t mid = starts[r + 1], end = r + 2 < starts.size() ? starts[r + 2] : mid;
-        std::merge(held_.begin() + static_cast<std::ptrdiff_t>(starts[r]),
-                   held_.begin() + static_cast<std::ptrdiff_t>(mid),
-                   held_.begin() + static_cast<std::ptrdiff_t>(mid),
-                   held_.begin() + static_cast<std::ptrdiff_t>(end),
-                   merge_out_.begin() + static_cast<std::ptrdiff_t>(starts[r]), by_time);
-        merged.push_back(end);
-      }
-      held_.swap(merge_out_);
-      starts.swap(merged);
-    }
+    held_.pass_until(limit, [&](const Held& h) { deliver(h); });
   }
 
   // A sample or loss in perf script's order: made into its event now, or when the time merge
@@ -628,11 +595,9 @@ class Reader {
   std::optional<DeferredMerge<Held, Make>> merge_;  // with a merge window
 
   bool pipe_ = false, ordered_ = false;
-  std::vector<Held> held_;
-  // sort_held()'s other buffer, kept between rounds: a round holds a CPU buffer's worth of
-  // records, and new pages for each merge cost more than the merge.
-  std::vector<Held> merge_out_;
-  bool sorted_ = true;
+  // Room for a busy round at once (kHeldRoom): grown by doubling instead, it is copied into new
+  // pages several times.
+  SortedRuns<Held> held_{kHeldRoom};
   uint64_t max_time_ = 0, next_flush_ = 0;
   int lines_ = 0;
 };
