@@ -4,6 +4,9 @@
 // reader runs it in first, and are errors too). And the reader's word on what it is done with
 // (kernel/perf_data_reader.h's progress, by which a mapped file drops pages) holds: a reading in
 // which every byte it gave up is overwritten as it says so reads what the plain reading reads.
+// A reading with a merge window, which holds its records undecoded while they come in time order
+// (kernel/deferred_merge.h), gives what the plain reading through a TimeMerger gives (the same
+// error, passing on no fewer events before it), and gives it with its given-up bytes overwritten.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +16,7 @@
 
 #include "kernel/perf_data_reader.h"
 #include "kernel/service.h"
+#include "kernel/time_merge.h"
 #include "spec/error.h"
 
 // libtraceevent 1.7 leaks a few bytes when a format fails to parse (its error paths): the
@@ -63,5 +67,43 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     read += e.what();
   }
   if (read != plain) std::abort();  // the reader read a byte again that it had given up
+
+  constexpr size_t kWindow = 3;
+  std::string merged;
+  {
+    vlag::kernel::TimeMerger merge(kWindow,
+                                   [&](const vlag::kernel::KernelEvent& e) { add(merged, e); });
+    try {
+      vlag::kernel::read_perf_data_bytes(
+          bytes, "fuzz", [&](vlag::kernel::KernelEvent& e) { merge.push(std::move(e)); }, {false});
+      merge.flush();
+    } catch (const vlag::Error& e) {
+      merged += e.what();
+    }
+  }
+  for (const bool scribble : {false, true}) {
+    std::string input(bytes), windowed, error;
+    given_up = 0;
+    try {
+      vlag::kernel::read_perf_data_bytes(
+          input, "fuzz", [&](vlag::kernel::KernelEvent& e) { add(windowed, e); }, {false},
+          [&](uint64_t needed_from, uint64_t) {
+            if (scribble && needed_from > given_up && needed_from <= input.size()) {
+              std::memset(input.data() + given_up, 0xa5, needed_from - given_up);
+              given_up = needed_from;
+            }
+          },
+          kWindow);
+    } catch (const vlag::Error& e) {
+      error = e.what();
+    }
+    // The same error after the events the merger passed on before it; the deferred merge may
+    // have passed on the merger's last window too.
+    const bool same =
+        error.empty() ? windowed == merged
+                      : merged.ends_with(error) &&
+                            windowed.starts_with(merged.substr(0, merged.size() - error.size()));
+    if (!same) std::abort();
+  }
   return 0;
 }

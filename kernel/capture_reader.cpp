@@ -96,12 +96,12 @@ PerfParseStats read_perf_capture(const std::string& file,
                                  const std::function<void(const KernelEvent&)>& sink,
                                  const PerfParseOptions& options) {
   Input input(file, "a capture (perf script / trace-cmd text, perf.data, trace.dat)");
+  if (is_perf_data(input.head()))  // its reader merges what it reads itself, at less cost
+    return read_perf_data(input.path_for("perf.data"), input.name(), sink, options, kMergeWindow);
   TimeMerger merge(kMergeWindow, sink);
   const std::function<void(KernelEvent&)> push = [&](KernelEvent& e) { merge.push(std::move(e)); };
   PerfParseStats stats;
-  if (is_perf_data(input.head()))
-    stats = read_perf_data(input.path_for("perf.data"), input.name(), push, options);
-  else if (is_trace_dat(input.head()))
+  if (is_trace_dat(input.head()))
     stats = read_trace_dat(input.path_for("trace.dat"), input.name(), push, options);
   else
     stats = parse_perf_script(input.stream(), input.name(), push, options);

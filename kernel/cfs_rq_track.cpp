@@ -21,11 +21,13 @@ bool tight(Range w) { return w.bounded() && w.hi - w.lo <= 0.02 * w.lo; }
 
 std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
-// Both ends whole numbers below 2^50: sums of such are exact in double, in any order.
-bool whole(Range w) {
-  const auto one = [](double x) { return x == std::floor(x) && std::abs(x) <= 0x1p50; };
-  return one(w.lo) && one(w.hi);
+// A whole number of at most 2^50: sums of such are exact in double, in any order. Told by a
+// round trip through int64_t, which holds any such, where std::floor is a call into libm.
+bool whole_number(double x) {
+  return std::abs(x) <= 0x1p50 && x == static_cast<double>(static_cast<int64_t>(x));
 }
+
+bool whole(Range w) { return whole_number(w.lo) && whole_number(w.hi); }
 
 Reasons inexact(Range weight, Range slice) {
   Reasons r;
@@ -59,17 +61,8 @@ void CfsRqTrack::count(const Member& m, int by) {
   } else {
     odd_weights_ += by;
   }
-  for (auto [deficits, value] :
-       {std::pair{&deficits_lo_, m.deficit_lo}, {&deficits_hi_, m.deficit_hi}})
-    if (((*deficits)[value] += by) == 0) deficits->erase(value);
-}
-
-// The largest of `deficits` but one of `except`'s, and at least 0.
-double CfsRqTrack::largest_but(const std::map<double, int>& deficits, double except) {
-  auto top = deficits.rbegin();
-  if (top == deficits.rend()) return 0;
-  if (top->first == except && top->second == 1) ++top;
-  return top == deficits.rend() ? 0 : std::max(0.0, top->first);
+  deficits_lo_.add(m.deficit_lo, by);
+  deficits_hi_.add(m.deficit_hi, by);
 }
 
 void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken, int64_t earliest,
@@ -115,7 +108,7 @@ void CfsRqTrack::join(const EntityInfo& e, int64_t t, JoinKind kind, bool woken,
   fluid_join(m);
   start_wait(m, e.id, t, kind != JoinKind::Appeared, kind == JoinKind::Appeared ? earliest : t,
              start_unknown, woken);
-  open_windows(e.id, t);
+  open_windows(e.id, m, t);
 }
 
 void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_t from, Reasons why,
@@ -135,8 +128,8 @@ void CfsRqTrack::start_wait(Member& m, int64_t id, int64_t t, bool known, int64_
     w.W0 = whole_weights_;
   else
     for (const auto& [oid, o] : members_) w.W0 += o.info.weight;
-  w.m_lo = largest_but(deficits_lo_, m.deficit_lo);
-  w.m_hi = largest_but(deficits_hi_, m.deficit_hi);
+  w.m_lo = deficits_lo_.largest_but(m.deficit_lo);
+  w.m_hi = deficits_hi_.largest_but(m.deficit_hi);
   if (inexact_weights_ > 0) w.weight_changed = true;
   w.leaves0 = leaves_;
   w.unsteady0 = unsteady_joins_;
@@ -319,7 +312,7 @@ void CfsRqTrack::run(int64_t id, int64_t dt, bool kernel_accounted) {
     // V moved by a sum of weights one of which is a guess: no member's ideal is a figure now.
     if (loose_fluid_ > 0) ++taints_;
   }
-  update_extremes(id);
+  update_extremes(id, m);
 }
 
 // The pick rule lets a running entity overrun its request until the next tick notices, at most
@@ -341,8 +334,7 @@ Range CfsRqTrack::x_of(const Window& w, Range sa, Range sb) const {
   return {da.lo - db.hi, da.hi - db.lo};
 }
 
-void CfsRqTrack::update_extremes(int64_t id) {
-  const Member& m = members_.at(id);
+void CfsRqTrack::update_extremes(int64_t id, const Member& m) {
   for (const auto& [other, window, partner] : m.windows) {
     if (!window->established) continue;
     const Range so = partner->sigma;
@@ -411,7 +403,7 @@ void CfsRqTrack::forget_possible_member(int64_t pid) {
 }
 
 void CfsRqTrack::note_maybe_weight(double weight) {
-  if (weight != std::floor(weight) || std::abs(weight) > kExactWeight) maybe_sums_exact_ = false;
+  if (!whole_number(weight)) maybe_sums_exact_ = false;
 }
 
 void CfsRqTrack::add_possible_member(int64_t pid, double weight) {
@@ -490,8 +482,7 @@ void CfsRqTrack::groups_may_have_run(double ns, const std::function<bool(int64_t
 
 // Its windows with every other member open, implied (SPEC.md §6.2's pair windows hold no state
 // until both were picked), but for those that start from zero.
-void CfsRqTrack::open_windows(int64_t id, int64_t t) {
-  Member& m = members_.at(id);
+void CfsRqTrack::open_windows(int64_t id, Member& m, int64_t t) {
   m.open_seq = ++seq_;
   if (!m.fresh_new) return;
   for (auto& [oid, o] : members_) {
@@ -570,8 +561,7 @@ void CfsRqTrack::unlink(Member& m, int64_t other, uint32_t other_slot) {
   set_holds(m, other_slot, false);
 }
 
-void CfsRqTrack::close_windows(int64_t id, int64_t t, int line, bool without_run) {
-  Member& m = members_.at(id);
+void CfsRqTrack::close_windows(int64_t id, Member& m, int64_t t, int line, bool without_run) {
   // The implied windows need a walk of all members only while one of their ends is not noted
   // yet; the windows that hold state come in the same order either way.
   const bool implied = m.windows.size() + 1 < members_.size();
@@ -741,7 +731,7 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
       w->why |= why;
     }
   }
-  close_windows(id, t, line, false);
+  close_windows(id, m, t, line, false);
   fluid_leave(id, m);
   if (!m.sleeper_noted) --unnoted_;
   count(m, -1);
@@ -757,8 +747,8 @@ void CfsRqTrack::drop(int64_t id, int64_t t, int line, bool seen, Reasons why) {
 void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_run) {
   Member* const changed = members_.get(e.id);
   if (!changed) return;
-  close_windows(e.id, t, line, during_run);
   Member& m = *changed;
+  close_windows(e.id, m, t, line, during_run);
   if (m.wait) m.wait->weight_changed = true;
   // A heavier weight counts like a join for the others' waits (their own sums: the changing
   // one's wait is not among them, and while the shared sum is exact, one more whole term in a
@@ -788,7 +778,7 @@ void CfsRqTrack::change(const EntityInfo& e, int64_t t, int line, bool during_ru
   }
   set_info(m, e);
   fluid_join_keep(m);
-  open_windows(e.id, t);
+  open_windows(e.id, m, t);
 }
 
 void CfsRqTrack::drift(const EntityInfo& e, int64_t t, int line) {

@@ -13,16 +13,16 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kernel/flat_id_map.h"
-#include "kernel/flat_table.h"
+#include "kernel/inline_table.h"
 #include "kernel/pid_weights.h"
 #include "kernel/range.h"
+#include "kernel/value_counts.h"
 #include "kernel/verdict_book.h"
 #include "spec/verdict.h"
 
@@ -138,6 +138,8 @@ class CfsRqTrack {
   /// ... and each group entity of this cfs_rq that `may_hold` it may have received ns more than
   /// its tasks show, and may have run while it seemed to wait.
   void groups_may_have_run(double ns, const std::function<bool(int64_t)>& may_hold);
+  /// Whether a group entity is queued here (groups_may_have_run() has something to do).
+  bool holds_groups() const { return !members_.empty() && members_.begin()->first < 0; }
 
  private:
   struct Wait {
@@ -225,7 +227,6 @@ class CfsRqTrack {
   void drop(int64_t id, int64_t t, int line, bool seen, Reasons why);  // leave, leave_unseen
   void set_info(Member& m, const EntityInfo& e);  // its info and what is kept of it
   void count(const Member& m, int by);
-  static double largest_but(const std::map<double, int>& deficits, double except);
   Window* new_window();
   static void unlink(Member& m, int64_t other, uint32_t other_slot);
   // Whether x was picked (or running) since a window opened at `open` (a sequence number).
@@ -240,9 +241,9 @@ class CfsRqTrack {
   Window* materialize(int64_t a, Member& ma, int64_t b, Member& mb);
   // Every implied window of id made to hold state (it is about to take some).
   void materialize_all(int64_t id, Member& m);
-  void note_sleeper(int64_t id, Member& m);  // an implied window of it ended
-  void open_windows(int64_t id, int64_t t);
-  void close_windows(int64_t id, int64_t t, int line, bool without_run);
+  void note_sleeper(int64_t id, Member& m);             // an implied window of it ended
+  void open_windows(int64_t id, Member& m, int64_t t);  // m: id's
+  void close_windows(int64_t id, Member& m, int64_t t, int line, bool without_run);
   void overrun(int64_t id, double excess);
   void note_blocked(int64_t id, Member& m);  // a window of it could not be judged (a weight)
   void judge_window(int64_t a, Member& ma, int64_t b, Member& mb, Window& w, int64_t t, int line,
@@ -263,7 +264,7 @@ class CfsRqTrack {
   void note_maybe_weight(double weight);
   Range x_of(const Window& w, Range sa, Range sb) const;  // the gap's change since rebasing
   void note_extremes(Window& w, Range x);
-  void update_extremes(int64_t id);
+  void update_extremes(int64_t id, const Member& m);  // m: id's
 
   std::string path_;
   const LevelContext* ctx_;
@@ -283,7 +284,6 @@ class CfsRqTrack {
   // Their sums, kept as they change: while every weight is a whole number below 2^50 (task
   // weights are), a sum is exact in any order, so it equals the walk in ascending order that
   // maybe_members() makes otherwise.
-  static constexpr double kExactWeight = 1125899906842624.0;  // 2^50
   double sleepers_sum_ = 0, possible_sum_ = 0;
   bool maybe_sums_exact_ = true;
   double tau_ = 0;              // service received by this cfs_rq on its CPU (recorded time)
@@ -296,8 +296,8 @@ class CfsRqTrack {
   size_t inexact_weights_ = 0;
   Range whole_weights_;  // the members' whole weights summed (whole())
   size_t odd_weights_ = 0;
-  std::map<double, int> deficits_lo_, deficits_hi_;  // the members' lag deficits: how many
-  size_t running_ = 0;                               // members running
+  ValueCounts deficits_lo_, deficits_hi_;  // the members' lag deficits: how many
+  size_t running_ = 0;                     // members running
   // What joined, for the waits in progress likewise: joins, outsiders that may have, the peaks
   // of the joiners' lag deficits by join, and their weight summed while exact (add_joined()).
   struct Peak {
@@ -326,7 +326,7 @@ class CfsRqTrack {
   // many members are not noted sleepers yet: while none is, an ending implied window has
   // nothing to note.
   static constexpr uint8_t kNotedSleeper = 1, kNotedBlocked = 2;
-  FlatTable<int64_t, uint8_t> noted_;
+  InlineTable<uint8_t> noted_;
   size_t unnoted_ = 0;
   bool finishing_ = false;  // finish(): open waits are judged, not counted as delays
   // The fluid clock: Σ δ/W over the cfs_rq's runs and Σ lag/W over its departures, each with

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel/flat_table.h"
+#include "kernel/inline_table.h"
 
 namespace vlag::kernel {
 
@@ -134,7 +134,7 @@ class FlatIdMap {
   std::vector<std::unique_ptr<value_type>> owned_;  // every node made, member or spare
   // Every id that was ever an entry: its node while it is one, else nullptr. It grows with the
   // distinct ids (a cfs_rq's tasks and groups), not with insertions.
-  FlatTable<int64_t, value_type*> where_;
+  InlineTable<value_type*> where_;
 };
 
 }  // namespace vlag::kernel

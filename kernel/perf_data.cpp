@@ -15,6 +15,7 @@
 #include "kernel/command_output.h"
 #include "kernel/perf_data_layout.h"
 #include "kernel/perf_data_reader.h"
+#include "kernel/time_merge.h"
 #include "spec/error.h"
 
 namespace vlag::kernel {
@@ -170,14 +171,21 @@ std::vector<std::string> perf_script_command(const std::string& path) {
 
 PerfParseStats read_perf_data(const std::string& path, const std::string& name,
                               const std::function<void(KernelEvent&)>& sink,
-                              const PerfParseOptions& options) {
+                              const PerfParseOptions& options, size_t merge_window) {
   check_not_truncated(path, name);
   MappedFile file(path, name);
-  if (const auto why = perf_data_needs_perf_script(file.bytes()))
-    return read_through_perf_script(path, name, *why, sink, options);
+  if (const auto why = perf_data_needs_perf_script(file.bytes())) {
+    if (merge_window == 0) return read_through_perf_script(path, name, *why, sink, options);
+    TimeMerger merge(merge_window, sink);
+    const PerfParseStats stats = read_through_perf_script(
+        path, name, *why, [&](KernelEvent& e) { merge.push(std::move(e)); }, options);
+    merge.flush();
+    return stats;
+  }
   return read_perf_data_bytes(
       file.bytes(), name, sink, options,
-      [&](uint64_t needed_from, uint64_t reading_at) { file.advance(needed_from, reading_at); });
+      [&](uint64_t needed_from, uint64_t reading_at) { file.advance(needed_from, reading_at); },
+      merge_window);
 }
 
 }  // namespace vlag::kernel

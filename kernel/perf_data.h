@@ -7,6 +7,7 @@
 // perf missing or failing there is an error naming the file and perf's last word.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -28,9 +29,10 @@ std::vector<std::string> perf_script_command(const std::string& path);
 /// script's order. Throws vlag::Error naming `name` for a truncated or corrupt file, what the
 /// reader refuses (kernel/perf_data_reader.h), or, for a file left to perf script, perf not on
 /// PATH, perf failing (with its exit and the last line it wrote to standard error), or what the
-/// text parser refuses.
+/// text parser refuses. With a `merge_window`, sink sees the events as a TimeMerger of that window
+/// (kernel/time_merge.h) fed with them would pass them on.
 PerfParseStats read_perf_data(const std::string& path, const std::string& name,
                               const std::function<void(KernelEvent&)>& sink,
-                              const PerfParseOptions& options = {});
+                              const PerfParseOptions& options = {}, size_t merge_window = 0);
 
 }  // namespace vlag::kernel

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
+#include "kernel/deferred_merge.h"
+#include "kernel/inline_table.h"
 #include "kernel/perf_data_layout.h"
+#include "kernel/sorted_runs.h"
 #include "kernel/text_fields.h"
 #include "kernel/tracepoint_decoder.h"
 #include "kernel/tracing_data.h"
@@ -27,17 +29,53 @@ struct Section {
   uint64_t offset = 0, size = 0;
 };
 
+// Where a sample's fields are when none before its raw data varies in length (no callchain, no
+// group read): every sample is read twice (when held, when passed on), so each read takes them
+// from their places instead of walking the sample type's bits. Offsets from the sample's body.
+struct FixedLayout {
+  int32_t tid = -1, time = -1, cpu = -1;  // -1: not recorded
+  uint32_t raw_size = 0;                  // the u32 before the raw data
+};
+
 struct Attr {
   uint32_t type = 0;
   uint64_t config = 0, sample_type = 0, read_format = 0;
   bool sample_id_all = false;
+  std::optional<FixedLayout> fixed;
   std::unique_ptr<TracepointDecoder> decoder;
 };
+
+// The fixed layout of samples of sample type st and read format rf, if they have one.
+std::optional<FixedLayout> fixed_layout(uint64_t st, uint64_t rf) {
+  if (!(st & kSampleRaw) || (st & kSampleCallchain) || ((st & kSampleRead) && (rf & kReadGroup)))
+    return std::nullopt;
+  FixedLayout f;
+  int32_t at = 0;
+  const auto field = [&](uint64_t bit, int32_t* where, int32_t size) {
+    if (!(st & bit)) return;
+    if (where) *where = at;
+    at += size;
+  };
+  field(kSampleIdentifier, nullptr, 8);
+  field(kSampleIp, nullptr, 8);
+  field(kSampleTid, &f.tid, 8);
+  field(kSampleTime, &f.time, 8);
+  field(kSampleAddr, nullptr, 8);
+  field(kSampleId, nullptr, 8);
+  field(kSampleStreamId, nullptr, 8);
+  field(kSampleCpu, &f.cpu, 8);
+  field(kSamplePeriod, nullptr, 8);
+  const int32_t times = 8 * (((rf & kReadTimeEnabled) != 0) + ((rf & kReadTimeRunning) != 0));
+  const int32_t value = 8 * (1 + ((rf & kReadId) != 0) + ((rf & kReadLost) != 0));
+  field(kSampleRead, nullptr, times + value);
+  f.raw_size = static_cast<uint32_t>(at);
+  return f;
+}
 
 // A sample or a loss as its record gives it.
 struct Parsed {
   uint64_t time;
-  const uint8_t* raw;
+  uint32_t raw_at;  // PERF_SAMPLE_RAW's data, from the record's start
   uint32_t raw_size;
   uint32_t cpu;  // UINT32_MAX: not known (a loss without sample ids)
   int32_t pid, tid;
@@ -49,7 +87,7 @@ constexpr uint32_t kLoss = UINT32_MAX;
 
 // A record held until perf script would print it: its time, and where it is (file order, which
 // breaks ties of time as perf's queue does). Its fields are read again when it is passed on: a
-// held record is small, so sorting the many held at a round moves little.
+// round of a busy capture holds a hundred thousand records, so a held one is kept small.
 struct Held {
   uint64_t time;
   uint64_t at;
@@ -81,12 +119,20 @@ using Progress = std::function<void(uint64_t needed_from, uint64_t reading_at)>;
 // pages brought in ahead of it stay few, seldom enough that the call costs nothing.
 constexpr uint64_t kProgressStep = 1 << 20;
 
+// Held records reserved for a round: a second of a busy machine's sched events.
+constexpr size_t kHeldRoom = size_t{1} << 18;
+
 class Reader {
  public:
   Reader(std::string_view bytes, const std::string& name,
          const std::function<void(KernelEvent&)>& sink, const PerfParseOptions& options,
-         const Progress& progress)
-      : bytes_(bytes), name_(name), sink_(sink), options_(options), progress_(progress) {}
+         const Progress& progress, size_t merge_window)
+      : bytes_(bytes), name_(name), sink_(sink), options_(options), progress_(progress) {
+    // A reader that skips bad samples makes each event as it reads it (deferred_merge.h).
+    if (merge_window > 0)
+      merge_.emplace(merge_window, !options_.keep_going, Make{this},
+                     [this](KernelEvent& e) { sink_(e); });
+  }
 
   PerfParseStats run() {
     read_header();
@@ -98,14 +144,21 @@ class Reader {
       // As perf: samples are sorted only when the records carry their times (sample_id_all).
       ordered_ = attrs_list_.front().sample_id_all;
     }
-    read_records();
-    flush(UINT64_MAX);
+    try {
+      read_records();
+      flush(UINT64_MAX);
+    } catch (...) {
+      if (merge_) merge_->drain();  // the samples read before the error come before it
+      throw;
+    }
+    if (merge_) merge_->drain();  // each is counted as its event is made
     if (stats_.events == 0)
       throw Error(name_ + ": no sched events" +
                   (stats_.skipped
                        ? " (" + std::to_string(stats_.skipped) +
                              " malformed lines skipped; first: " + stats_.first_error + ")"
                        : std::string(" (its records hold no sched tracepoint sample)")));
+    if (merge_) merge_->flush();
     return stats_;
   }
 
@@ -189,9 +242,10 @@ class Reader {
     a.sample_type = word_at<uint64_t>(bytes_, at + kAttrSampleType);
     a.read_format = word_at<uint64_t>(bytes_, at + kAttrReadFormat);
     a.sample_id_all = (word_at<uint64_t>(bytes_, at + kAttrFlags) & kAttrFlagSampleIdAll) != 0;
+    a.fixed = fixed_layout(a.sample_type, a.read_format);
     const uint32_t index = static_cast<uint32_t>(attrs_list_.size());
     for (uint64_t i = 0; i + 8 <= ids.size; i += 8)
-      attr_of_id_[word_at<uint64_t>(bytes_, ids.offset + i)] = index;
+      attr_of_id_[static_cast<int64_t>(word_at<uint64_t>(bytes_, ids.offset + i))] = index;
     if (tracing_) bind(a);
     attrs_list_.push_back(std::move(a));
   }
@@ -243,10 +297,9 @@ class Reader {
   }
 
   uint32_t attr_of(uint64_t id, uint64_t at) const {
-    const auto it = attr_of_id_.find(id);
-    if (it == attr_of_id_.end())
-      fail_record(at, "its event id " + std::to_string(id) + " is in none of the attrs");
-    return it->second;
+    const uint32_t* index = attr_of_id_.find(static_cast<int64_t>(id));
+    if (!index) fail_record(at, "its event id " + std::to_string(id) + " is in none of the attrs");
+    return *index;
   }
 
   void read_records() {
@@ -337,6 +390,20 @@ class Reader {
     p.attr = index;
     p.pid = p.tid = -1;
     p.cpu = UINT32_MAX;
+    if (a.fixed && c.left() >= a.fixed->raw_size + 4ull) {
+      const FixedLayout& f = *a.fixed;
+      std::memcpy(&p.raw_size, c.at + f.raw_size, 4);
+      if (p.raw_size <= c.left() - f.raw_size - 4) {
+        if (f.tid >= 0) {
+          std::memcpy(&p.pid, c.at + f.tid, 4);
+          std::memcpy(&p.tid, c.at + f.tid + 4, 4);
+        }
+        if (f.time >= 0) std::memcpy(&p.time, c.at + f.time, 8);
+        if (f.cpu >= 0) std::memcpy(&p.cpu, c.at + f.cpu, 4);
+        p.raw_at = kRecordHeaderSize + f.raw_size + 4;
+        return p;
+      }
+    }
     bool ok = true;
     const auto skip_if = [&](uint64_t bit) { ok = ok && (!(st & bit) || c.skip(8)); };
     skip_if(kSampleIdentifier);
@@ -355,7 +422,7 @@ class Reader {
     }
     if (ok && (st & kSampleRaw)) {
       ok = c.read(p.raw_size) && c.left() >= p.raw_size;
-      p.raw = c.at;
+      p.raw_at = static_cast<uint32_t>(c.at - reinterpret_cast<const uint8_t*>(bytes_.data()) - at);
     }
     if (!ok) fail_record(at, "a sample whose fields run past its end: a corrupt record");
     return p;
@@ -406,12 +473,11 @@ class Reader {
   // round before. Without times, or with none to sort by, each goes on at once.
   void queue(const Parsed& p, uint64_t at) {
     if (!ordered_ || p.time == 0 || p.time == UINT64_MAX) {
-      deliver(p);
+      deliver({p.time, at});
       return;
     }
     if (held_.empty() || p.time >= max_time_) max_time_ = p.time;
-    sorted_ = sorted_ && (held_.empty() || p.time >= held_.back().time);
-    held_.push_back({p.time, at});
+    held_.push({p.time, at});
   }
 
   // The earliest byte a held record starts at bounds what will be read again. The records are
@@ -424,9 +490,11 @@ class Reader {
       needed_from_ = at;
     } else if (after_round) {
       needed_from_ = at;
-      for (const Held& h : held_) needed_from_ = std::min(needed_from_, h.at);
+      held_.each([&](const Held& h) { needed_from_ = std::min(needed_from_, h.at); });
     }
-    progress_(needed_from_, at);
+    uint64_t needed = needed_from_;
+    if (merge_) merge_->each_held([&](const Held& h) { needed = std::min(needed, h.at); });
+    progress_(needed, at);
   }
 
   void round() {
@@ -434,42 +502,26 @@ class Reader {
     next_flush_ = max_time_;
   }
 
+  // The held records no later than limit, in time order, ties in file order (the order they
+  // were held in).
   void flush(uint64_t limit) {
-    if (!sorted_) sort_held();
-    sorted_ = true;
-    size_t n = 0;
-    while (n < held_.size() && held_[n].time <= limit) deliver(parse(held_[n++].at));
-    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(n));
+    held_.pass_until(limit, [&](const Held& h) { deliver(h); });
   }
 
-  // Sorts the held records by time, ties in file order. They come in runs already in order (a
-  // CPU's buffer drained at a time), so the runs are merged, adjacent pairs at a time: each merge
-  // keeps the earlier run's records first among equal times, and the earlier run holds the earlier
-  // records of the file.
-  void sort_held() {
-    std::vector<size_t> starts = {0};
-    for (size_t i = 1; i < held_.size(); ++i)
-      if (held_[i].time < held_[i - 1].time) starts.push_back(i);
-    starts.push_back(held_.size());
-    const auto by_time = [](const Held& a, const Held& b) { return a.time < b.time; };
-    merge_out_.resize(held_.size());
-    while (starts.size() > 2) {
-      std::vector<size_t> merged = {0};
-      for (size_t r = 0; r + 1 < starts.size(); r += 2) {
-        const size_t mid = starts[r + 1], end = r + 2 < starts.size() ? starts[r + 2] : mid;
-        std::merge(held_.begin() + static_cast<std::ptrdiff_t>(starts[r]),
-                   held_.begin() + static_cast<std::ptrdiff_t>(mid),
-                   held_.begin() + static_cast<std::ptrdiff_t>(mid),
-                   held_.begin() + static_cast<std::ptrdiff_t>(end),
-                   merge_out_.begin() + static_cast<std::ptrdiff_t>(starts[r]), by_time);
-        merged.push_back(end);
-      }
-      held_.swap(merge_out_);
-      starts.swap(merged);
-    }
+  // A sample or loss in perf script's order: made into its event now, or when the time merge
+  // passes it on.
+  void deliver(const Held& h) {
+    if (merge_)
+      merge_->push(h, static_cast<int64_t>(h.time));
+    else
+      make(h, sink_);
   }
 
-  void deliver(const Parsed& p) {
+  // The event of a sample, passed to pass; a loss, or a sample the text parser would refuse on
+  // its line, is an error (or, with keep_going, a skipped line).
+  template <class Pass>
+  void make(const Held& h, const Pass& pass) {
+    const Parsed p = parse(h.at);
     try {
       if (p.attr == kLoss) {
         fail_at(name_, lines_ + 1,
@@ -479,9 +531,9 @@ class Reader {
       }
       KernelEvent e;
       e.line = ++lines_;
-      emit(p, e);
+      emit(p, h.at, e);
       ++stats_.events;
-      sink_(e);
+      pass(e);
     } catch (const Error& err) {
       if (!options_.keep_going) throw;
       if (stats_.skipped++ == 0) stats_.first_error = err.what();
@@ -490,7 +542,7 @@ class Reader {
 
   // The sample's header as perf script prints it ("pid/tid [cpu] seconds.ns:"), read as the text
   // parser reads it, then its event's fields.
-  void emit(const Parsed& p, KernelEvent& e) {
+  void emit(const Parsed& p, uint64_t at, KernelEvent& e) {
     const int line = e.line;
     if (p.cpu > kCpuMax)
       fail_at(name_, line,
@@ -509,7 +561,8 @@ class Reader {
       fail_at(name_, line,
               "field 'time': " + std::to_string(p.time) + " ns does not fit 64-bit nanoseconds");
     e.time_ns = static_cast<int64_t>(p.time);
-    attrs_list_[p.attr].decoder->decode(p.raw, p.raw_size, e, name_);
+    const auto* raw = reinterpret_cast<const uint8_t*>(bytes_.data()) + at + p.raw_at;
+    attrs_list_[p.attr].decoder->decode(raw, p.raw_size, e, name_);
   }
 
   std::string_view bytes_;
@@ -524,15 +577,27 @@ class Reader {
   Section attrs_, data_;
   uint64_t features_[4] = {};
   std::vector<Attr> attrs_list_;
-  std::unordered_map<uint64_t, uint32_t> attr_of_id_;
+  InlineTable<uint32_t> attr_of_id_;  // a sample's id → its attr
   std::unique_ptr<TracingData> tracing_;
 
+  struct Make {
+    Reader* reader;
+    template <class Pass>
+    void operator()(const Held& h, const Pass& pass) const {
+      reader->make(h, pass);
+    }
+    void ahead(const Held& h) const {
+      const char* record = reader->bytes_.data() + h.at;
+      __builtin_prefetch(record);
+      __builtin_prefetch(record + 64);
+    }
+  };
+  std::optional<DeferredMerge<Held, Make>> merge_;  // with a merge window
+
   bool pipe_ = false, ordered_ = false;
-  std::vector<Held> held_;
-  // sort_held()'s other buffer, kept between rounds: a round holds a CPU buffer's worth of
-  // records, and new pages for each merge cost more than the merge.
-  std::vector<Held> merge_out_;
-  bool sorted_ = true;
+  // Room for a busy round at once (kHeldRoom): grown by doubling instead, it is copied into new
+  // pages several times.
+  SortedRuns<Held> held_{kHeldRoom};
   uint64_t max_time_ = 0, next_flush_ = 0;
   int lines_ = 0;
 };
@@ -566,8 +631,9 @@ std::optional<std::string> perf_data_needs_perf_script(std::string_view bytes) {
 
 PerfParseStats read_perf_data_bytes(std::string_view bytes, const std::string& name,
                                     const std::function<void(KernelEvent&)>& sink,
-                                    const PerfParseOptions& options, const Progress& progress) {
-  return Reader(bytes, name, sink, options, progress).run();
+                                    const PerfParseOptions& options, const Progress& progress,
+                                    size_t merge_window) {
+  return Reader(bytes, name, sink, options, progress, merge_window).run();
 }
 
 }  // namespace vlag::kernel

@@ -13,6 +13,7 @@
 // trace-cmd's lost-events line is (with keep_going, counted as a skipped line).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -38,9 +39,12 @@ std::optional<std::string> perf_data_needs_perf_script(std::string_view bytes);
 /// `progress`, if given, is told now and then, as the records are read, that no byte before
 /// `needed_from` will be read again and that the reader is at `reading_at`: a mapped file drops
 /// the pages behind and brings in those ahead, so its memory stays flat in the file's length.
+/// With a `merge_window`, sink sees the events as a TimeMerger of that window (kernel/time_merge.h)
+/// fed with them would pass them on (kernel/deferred_merge.h).
 PerfParseStats read_perf_data_bytes(
     std::string_view bytes, const std::string& name, const std::function<void(KernelEvent&)>& sink,
     const PerfParseOptions& options = {},
-    const std::function<void(uint64_t needed_from, uint64_t reading_at)>& progress = {});
+    const std::function<void(uint64_t needed_from, uint64_t reading_at)>& progress = {},
+    size_t merge_window = 0);
 
 }  // namespace vlag::kernel

@@ -1,6 +1,6 @@
 // A set of pids with a weight each, for the sets that change on nearly every event of a busy
 // trace — the sleepers and possible outsiders of a cfs_rq, the outsiders queued on a CPU — where
-// std::map allocates a node per insertion: an open-addressed index (kernel/flat_table.h) over
+// std::map allocates a node per insertion: an open-addressed index (kernel/inline_table.h) over
 // every pid the set has held, so adding and removing a pid met before allocates nothing. Memory
 // grows with the pids met, not with the trace. The rare walk in ascending pid order (std::map's)
 // sorts the pids present.
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel/flat_table.h"
+#include "kernel/inline_table.h"
 
 namespace vlag::kernel {
 
@@ -47,8 +47,9 @@ class PidWeights {
   std::vector<std::pair<int64_t, double>> ascending() const {
     std::vector<std::pair<int64_t, double>> out;
     out.reserve(size_);
-    for (size_t i = 0; i < table_.size(); ++i)
-      if (table_.value(i).present) out.emplace_back(table_.key(i), table_.value(i).weight);
+    table_.each([&](int64_t pid, const Entry& e) {
+      if (e.present) out.emplace_back(pid, e.weight);
+    });
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -58,7 +59,7 @@ class PidWeights {
     double weight = 0;
     bool present = false;
   };
-  FlatTable<int64_t, Entry> table_;
+  InlineTable<Entry> table_;
   size_t size_ = 0;
 };
 

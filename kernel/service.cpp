@@ -17,6 +17,7 @@
 #include "kernel/cfs_rq_track.h"
 #include "kernel/flat_table.h"
 #include "kernel/group_weight.h"
+#include "kernel/inline_table.h"
 #include "kernel/kernel_release.h"
 #include "kernel/pid_weights.h"
 #include "kernel/verdict_book.h"
@@ -51,7 +52,10 @@ struct PathNode {
   std::vector<int64_t> gid_on;        // by CPU (0: not looked up yet)
 };
 
+struct PidSlot;
+
 struct TaskState {
+  PidSlot* slot = nullptr;  // its pid's (new_task()): the report's row without a lookup
   Where where = Where::Unknown;
   int cpu = -1;           // Runnable/Running: its CPU; Asleep: the CPU it slept on
   bool on_level = false;  // a member of its cfs_rqs on `cpu` (that CPU is judged)
@@ -68,6 +72,11 @@ struct TaskState {
   // When it last left each other CPU it was on (woken or moved elsewhere): the load it had there
   // stays in its groups' tg->load_avg until that CPU removes it (SPEC.md §6.2).
   std::map<int, int64_t> left_cpu_at;
+  // What its report's latest phase (TaskService::phases) is still owed: its last sighting and
+  // run time since the phase's row was last written. Kept here, in a line every event of the
+  // task reads anyway; written into the row when a phase ends and at the end (fold_phase()).
+  int64_t phase_to = INT64_MIN;
+  int64_t phase_runtime = 0;
 
   void move_to(int to, int64_t t) {
     if (cpu >= 0 && cpu != to) left_cpu_at[cpu] = t;
@@ -115,6 +124,7 @@ struct Timeline {
   int64_t last_stat_ns = 0;
   // Tasks of unknown group queued here (pid → task weight): any group open to them may hold them.
   PidWeights outsiders;
+  int64_t marked_current = -1;  // the last task an event here named current: its slot says so
 };
 
 // The cfs_rqs of a task's hierarchy on a CPU, from its own up to the root, each with the entity
@@ -198,7 +208,10 @@ class KernelServiceLayer::Impl {
     tl.last_t = e.time_ns;
     if (e.current_pid) {
       names_current_ = true;
-      pid_slot(*e.current_pid).current_seen = true;
+      if (*e.current_pid != tl.marked_current) {  // a CPU's events name one task for a while
+        pid_slot(*e.current_pid).current_seen = true;
+        tl.marked_current = *e.current_pid;
+      }
     }
     if (e.current_pid && tl.known && *e.current_pid != tl.current && tl.revealed_pid < 0) {
       tl.revealed_pid = *e.current_pid;
@@ -277,10 +290,11 @@ class KernelServiceLayer::Impl {
                              " CPUs (no snapshot gave sysctl_sched_base_slice)";
     }
     for (auto& [pid, t] : r_.tasks) {
-      const TaskState& s = tasks_.at(pid);
+      TaskState& s = tasks_.at(pid);
       t.slice_ns = s.slice;
       t.group = s.group_known ? s.path : "?";
       t.group_known = s.group_known;
+      fold_phase(s, t);
       if (!t.phases.empty()) t.phases.back().to_ns = std::max(t.phases.back().to_ns, s.last_seen);
     }
     for (auto& [path, g] : r_.groups) {
@@ -380,12 +394,18 @@ class KernelServiceLayer::Impl {
     return slot;
   }
   TaskState* find_task(int64_t pid) {
+    PidSlot* slot = find_slot(pid);
+    return slot ? slot->state : nullptr;
+  }
+  // The slot of a pid met, or nullptr. Its state and report row are read from it side by side:
+  // through the state, the row's address waits for the state's line to come in.
+  PidSlot* find_slot(int64_t pid) {
     PidSlot* slot = recent_slot(pid);
     if (!slot) {
       slot = pid_slots_.find(pid);
       if (slot) remember_slot(pid, *slot);
     }
-    return slot ? slot->state : nullptr;
+    return slot;
   }
   PidSlot* recent_slot(int64_t pid) {
     if (recent_[0].first == pid) return recent_[0].second;
@@ -400,12 +420,23 @@ class KernelServiceLayer::Impl {
   TaskState& new_task(int64_t pid, const TaskState& s) {
     TaskState& made = tasks_.emplace(pid, s).first->second;
     made.node = &path_node(made.path);
-    pid_slot(pid).state = &made;
+    made.slot = &pid_slot(pid);
+    made.slot->state = &made;
     return made;
   }
 
-  TaskService& service(int64_t pid) {
-    PidSlot& slot = pid_slot(pid);
+  TaskService& service(int64_t pid) { return service(pid_slot(pid), pid); }
+  // What s still owes the latest phase of its row ts, written into it.
+  static void fold_phase(TaskState& s, TaskService& ts) {
+    if (!ts.phases.empty()) {
+      ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, s.phase_to);
+      ts.phases.back().runtime_ns += s.phase_runtime;
+    }
+    s.phase_to = INT64_MIN;
+    s.phase_runtime = 0;
+  }
+  TaskService& service(const TaskState& s, int64_t pid) { return service(*s.slot, pid); }
+  TaskService& service(PidSlot& slot, int64_t pid) {
     if (!slot.service) slot.service = &r_.tasks[pid];
     return *slot.service;
   }
@@ -459,7 +490,8 @@ class KernelServiceLayer::Impl {
   TaskState* task(int64_t pid, const std::string& comm, std::optional<int> prio, int64_t t,
                   int line) {
     if (pid == 0) return nullptr;
-    TaskState* known = find_task(pid);
+    PidSlot* slot = find_slot(pid);
+    TaskState* known = slot ? slot->state : nullptr;
     if (!known) {
       if (!prio || !fair_prio(*prio)) return nullptr;
       TaskState s;
@@ -477,22 +509,24 @@ class KernelServiceLayer::Impl {
       s.slice = slice_of(pid);
       if (!s.slice.is_exact()) s.unknown |= Reason::MissingSnapshot;
       known = &new_task(pid, s);
-      TaskService& ts = service(pid);
+      slot = known->slot;
+      TaskService& ts = service(*slot, pid);
       ts.pid = pid;
       ts.prio = *prio;
       ts.weight = nice_to_weight(*prio - 120);
       ts.phases.push_back({*prio, ts.weight, t, t});
     }
     TaskState& s = *known;
-    TaskService& ts = service(pid);
-    if (!comm.empty() && comm != std::string_view("<...>") && ts.comm != comm) ts.comm = comm;
+    TaskService& ts = service(*slot, pid);
+    // The name compared first: it is the one that changes least, so the rest is seldom asked.
+    if (!comm.empty() && ts.comm != comm && comm != std::string_view("<...>")) ts.comm = comm;
     if (prio && !fair_prio(*prio)) {  // it left the fair class (sched_setscheduler)
       if (s.where == Where::Runnable || s.where == Where::Running) remove(s, pid, t, line, false);
       s.where = Where::Unknown;
       return nullptr;
     }
     if (prio && *prio != s.prio) reprio(s, pid, *prio, t, line);
-    ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
+    s.phase_to = std::max(s.phase_to, t);
     return &s;
   }
 
@@ -610,7 +644,8 @@ class KernelServiceLayer::Impl {
   }
 
   // The cfs_rqs from the task's own up to the root, with the entity that stands for it in each.
-  Chain chain(int64_t pid, const TaskState& s, int cpu) {
+  // Inlined: every switch, wakeup and run asks for chains, most of them one link long.
+  [[gnu::always_inline]] Chain chain(int64_t pid, const TaskState& s, int cpu) {
     Chain out;
     out.emplace_back(s.node, pid);
     for (PathNode* p = s.node; p->parent; p = p->parent) out.emplace_back(p->parent, gid(p, cpu));
@@ -725,17 +760,18 @@ class KernelServiceLayer::Impl {
   // An outsider ran ns on cpu: every group open to it may have been served that.
   void outsider_ran(int cpu, double ns) {
     if (ns <= 0) return;
-    const std::function<bool(int64_t)> may_hold = [&](int64_t id) {
+    const auto may_hold = [&](int64_t id) {
       return open_to_outsiders(gnames_[static_cast<size_t>(-id - 1)].first);
     };
     each_level_on(cpu, [&](bool open, CfsRqTrack& lv) {
       if (open) lv.possible_member_ran(ns);
-      lv.groups_may_have_run(ns, may_hold);
+      if (lv.holds_groups()) lv.groups_may_have_run(ns, may_hold);
     });
   }
 
   // The weights of the group's entities on every judged CPU follow where its tasks are.
   void refresh_groups(const std::string& path, int64_t t) {
+    if (path.size() == 1 && path[0] == '/') return;  // the root's tasks: no group above
     for (std::string p = path; p != "/"; p = parent_of(p))
       for (size_t c = 0; c < cpus_.size(); ++c) {
         const auto lv = levels_.find({static_cast<int>(c), parent_of(p)});
@@ -754,6 +790,7 @@ class KernelServiceLayer::Impl {
       const bool running = s.where == Where::Running;
       level(s.cpu, s.node).change(task_info(pid, s), t, line, running);
     }
+    fold_phase(s, ts);
     ts.phases.back().to_ns = std::max(ts.phases.back().to_ns, t);
     ts.phases.push_back({prio, ts.weight, t, t});
     if (s.on_level && !s.group_known) outsider_queued(pid, s, s.cpu);
@@ -826,13 +863,13 @@ class KernelServiceLayer::Impl {
     const int64_t dt = t - tl.accounted_to;
     tl.accounted_to = std::max(tl.accounted_to, t);
     if (!tl.known || dt <= 0 || tl.current == 0) return;
-    TaskState* const current = find_task(tl.current);
-    if (!current) return;
-    TaskState& s = *current;
+    PidSlot* const slot = find_slot(tl.current);
+    if (!slot || !slot->state) return;
+    TaskState& s = *slot->state;
     if (!o_.only_cpu || *o_.only_cpu == c) {
-      TaskService& ts = service(tl.current);
+      TaskService& ts = service(*slot, tl.current);
       ts.runtime_ns += dt;
-      ts.phases.back().runtime_ns += dt;
+      s.phase_runtime += dt;
     }
     if (!s.on_level || s.cpu != c || s.where != Where::Running) return;
     const int64_t served = tl.stat_mode ? tl.stat_pending : dt;
@@ -857,11 +894,8 @@ class KernelServiceLayer::Impl {
 
   // A switch stops the entities of the outgoing chain that the incoming one does not share.
   void stop_chain(int c, const Chain& out, const Chain& in, int64_t t) {
-    for (const auto& x : out)
-      if (!contains(in, x)) {
-        CfsRqTrack& lv = level(c, x.first);
-        if (lv.has(x.second)) lv.stop(x.second, t);
-      }
+    for (const auto& x : out)  // (stop() does nothing for an entity not queued there)
+      if (!contains(in, x)) level(c, x.first).stop(x.second, t);
   }
 
   // … and picks those of the incoming chain the outgoing one did not share (window: the pick
@@ -992,7 +1026,7 @@ class KernelServiceLayer::Impl {
           p->where = e.prev_leave == PrevState::Dead ? Where::Gone : Where::Asleep;
           if (p->where == Where::Asleep && judged(c))
             level(c, p->node)
-                .add_sleeper(e.prev_pid, static_cast<double>(service(e.prev_pid).weight));
+                .add_sleeper(e.prev_pid, static_cast<double>(service(*p, e.prev_pid).weight));
           break;
       }
       p->last_leave = e.prev_leave;
@@ -1019,7 +1053,7 @@ class KernelServiceLayer::Impl {
       pick_chain(c, chain_on(e.pid, c), out, t, e.line, std::nullopt);
       n->last_seen = t;
       n->seen = true;
-      ++service(e.pid).switches;
+      ++service(*n, e.pid).switches;
     }
     tl.current = e.pid;
     tl.since = t;
@@ -1139,7 +1173,7 @@ class KernelServiceLayer::Impl {
   void on_wait(int64_t id, const WaitFigure& w) {
     if (id < 0 || !w.known) return;
     PidSlot& slot = pid_slot(id);
-    TaskService& t = service(id);
+    TaskService& t = service(slot, id);
     const int64_t d = w.to_ns - w.from_ns;
     t.delays.add(d);
     if (w.woken) {
@@ -1172,8 +1206,8 @@ class KernelServiceLayer::Impl {
   std::vector<Timeline*> timeline_at_;  // cpus_'s, found without the deque's index arithmetic
   std::map<int64_t, TaskState> tasks_;
   struct MaybeQueued {
-    std::vector<int64_t> pids;        // in the order they were listed
-    FlatTable<int64_t, bool> listed;  // whether a pid is in pids
+    std::vector<int64_t> pids;  // in the order they were listed
+    InlineTable<bool> listed;   // whether a pid is in pids
   };
   std::vector<MaybeQueued> maybe_queued_;  // by CPU: may_be_queued()
   FlatTable<int64_t, PidSlot> pid_slots_;

@@ -17,7 +17,7 @@ namespace vlag::kernel {
 
 class TimeMerger {
  public:
-  using Sink = std::function<void(const KernelEvent&)>;
+  using Sink = std::function<void(KernelEvent&)>;
   TimeMerger(size_t window, Sink sink) : window_(window), sink_(std::move(sink)) {
     held_.reserve(window_ + 1);  // address space only: a slot's page is touched when first held
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <climits>
 #include <cstring>
 #include <string_view>
@@ -88,14 +89,15 @@ const std::array<KindSpecs, 8>& kinds() {
 // for every field of every sample, and inline they kept the checks from being inlined.
 [[noreturn, gnu::noinline, gnu::cold]] void outside(int64_t v, int64_t lo, int64_t hi,
                                                     const char* what, const std::string& file,
-                                                    int line, std::string_view key) {
+                                                    int line, const char* key) {
   bad_field(file, line, key,
             std::string(what) + " " + std::to_string(v) + " is outside " + std::to_string(lo) +
                 ".." + std::to_string(hi));
 }
 
+// The key as it is (a view of it would measure it on every call).
 int64_t in_range(int64_t v, int64_t lo, int64_t hi, const char* what, const std::string& file,
-                 int line, std::string_view key) {
+                 int line, const char* key) {
   if (v < lo || v > hi) outside(v, lo, hi, what, file, line, key);
   return v;
 }
@@ -106,6 +108,23 @@ int64_t in_range(int64_t v, int64_t lo, int64_t hi, const char* what, const std:
 }
 
 bool is_dynamic(const tep_format_field* f) { return (f->flags & TEP_FIELD_IS_DYNAMIC) != 0; }
+
+// strnlen(s, 16), for a task's name (TASK_COMM_LEN bytes), by words (little-endian: the lowest
+// flagged byte is the first NUL): the call into the C library cost more than the search, for
+// every name of every sample.
+size_t length_of_16(const char* s) {
+  for (size_t at = 0; at < 16; at += 8) {
+    uint64_t w;
+    std::memcpy(&w, s + at, 8);
+    const uint64_t zero = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+    if (zero) return at + static_cast<size_t>(std::countr_zero(zero)) / 8;
+  }
+  return 16;
+}
+
+// What trim_blanks() trims (kernel/text_fields.h): a name that neither starts nor ends so needs
+// no call to it.
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 template <class Word>
 unsigned long long word_in_place(const uint8_t* at) {
@@ -154,7 +173,14 @@ TracepointDecoder::TracepointDecoder(tep_handle* tep, tep_event* event, std::str
   for (const Spec& s : ks->specs) {
     tep_format_field* f = tep_find_field(event_, s.field);
     if (!f) continue;
-    fields_.push_back({f, s.key, s.slot});
+    Bound b{f, s.key, s.slot};
+    if (f->offset >= 0 && f->size > 0 && !is_dynamic(f) && host_order_) {
+      b.offset = static_cast<uint32_t>(f->offset);
+      b.end = b.offset + static_cast<uint32_t>(f->size);
+    }
+    b.size = f->size;
+    b.is_signed = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
+    fields_.push_back(b);
     pid = pid || s.slot == Slot::Pid;
     prev_pid = prev_pid || s.slot == Slot::PrevPid;
     prev_state = prev_state || s.slot == Slot::PrevState;
@@ -183,25 +209,34 @@ unsigned long long TracepointDecoder::read_number(const Bound& b, const uint8_t*
   return v;
 }
 
-int64_t TracepointDecoder::number(const Bound& b, const uint8_t* raw, uint32_t size,
-                                  const std::string& file, int line) const {
-  const tep_format_field* f = b.field;
+inline int64_t TracepointDecoder::number(const Bound& b, const uint8_t* raw, uint32_t size,
+                                         const std::string& file, int line) const {
   unsigned long long v = 0;
-  const bool inside =
-      f->offset >= 0 && f->size > 0 && static_cast<uint64_t>(f->offset) + f->size <= size;
-  if (!inside || !host_order_ || !read_host_number(raw + f->offset, f->size, v))
+  if (b.end == 0 || b.end > size || !read_host_number(raw + b.offset, b.size, v))
     v = read_number(b, raw, size, file, line);
-  if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
-    const unsigned shift = 64 - 8 * static_cast<unsigned>(f->size);
+  if (b.is_signed && b.size < 8) {
+    const unsigned shift = 64 - 8 * static_cast<unsigned>(b.size);
     return static_cast<int64_t>(v << shift) >> shift;
   }
-  if (v > static_cast<unsigned long long>(INT64_MAX) && !(f->flags & TEP_FIELD_IS_SIGNED))
+  if (v > static_cast<unsigned long long>(INT64_MAX) && !b.is_signed)
     too_large(v, file, line, b.key);
   return static_cast<int64_t>(v);
 }
 
-std::string_view TracepointDecoder::text(const Bound& b, const uint8_t* raw, uint32_t size,
-                                         const std::string& file, int line) const {
+inline std::string_view TracepointDecoder::text(const Bound& b, const uint8_t* raw, uint32_t size,
+                                                const std::string& file, int line) const {
+  if (b.end == 0 || b.end > size) return described_text(b, raw, size, file, line);
+  const auto* s = reinterpret_cast<const char*>(raw + b.offset);
+  const bool name = b.size == 16 && std::endian::native == std::endian::little;
+  std::string_view v(s, name ? length_of_16(s) : strnlen(s, static_cast<size_t>(b.size)));
+  if (v.empty() || blank(v.front()) || blank(v.back())) v = trim_blanks(v);
+  if (v.empty()) bad_field(file, line, b.key, "empty");
+  return v;
+}
+
+std::string_view TracepointDecoder::described_text(const Bound& b, const uint8_t* raw,
+                                                   uint32_t size, const std::string& file,
+                                                   int line) const {
   const tep_format_field* f = b.field;
   uint64_t at = static_cast<uint64_t>(f->offset), len = static_cast<uint64_t>(f->size);
   if (f->offset < 0 || f->size <= 0 || at + len > size)

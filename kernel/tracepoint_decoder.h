@@ -55,21 +55,33 @@ class TracepointDecoder {
     tep_format_field* field;
     const char* key;  // as the print format names it, and the text parser's messages
     Slot slot;
+    // The field's place, read from it once: every field of every sample is read by it. `end` is
+    // 0 when it is not read in place (a dynamic string, a number in the other byte order, a
+    // place outside any sample): then the field's own description is followed.
+    uint32_t offset = 0, end = 0;
+    int size = 0;
+    bool is_signed = false;
   };
   struct StateText {
     std::string text;
     PrevState leave;
   };
 
-  int64_t number(const Bound& b, const uint8_t* raw, uint32_t size, const std::string& file,
-                 int line) const;
+  // Inlined into decode(), which calls them for every field: the call cost as much as the read.
+  [[gnu::always_inline]] int64_t number(const Bound& b, const uint8_t* raw, uint32_t size,
+                                        const std::string& file, int line) const;
   // The field's bits as libtraceevent reads them, or the error: what number() does not read
   // in place.
   [[gnu::noinline]] unsigned long long read_number(const Bound& b, const uint8_t* raw,
                                                    uint32_t size, const std::string& file,
                                                    int line) const;
-  std::string_view text(const Bound& b, const uint8_t* raw, uint32_t size, const std::string& file,
-                        int line) const;
+  [[gnu::always_inline]] std::string_view text(const Bound& b, const uint8_t* raw, uint32_t size,
+                                               const std::string& file, int line) const;
+  // The string as its field's description places it (or the error): what text() does not read
+  // in place.
+  [[gnu::noinline]] std::string_view described_text(const Bound& b, const uint8_t* raw,
+                                                    uint32_t size, const std::string& file,
+                                                    int line) const;
   const StateText& prev_state(int64_t value, const uint8_t* raw, uint32_t size,
                               const std::string& file, int line);
 
