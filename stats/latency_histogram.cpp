@@ -27,10 +27,23 @@ int64_t LatencyHistogram::upper_bound_of(size_t bucket) {
   return (int64_t{1} << exp) + (sub + 1) * width - 1;
 }
 
+void LatencyHistogram::cover(size_t b) {
+  const size_t from = b & ~static_cast<size_t>(kLinear - 1);  // its power of two's first bucket
+  if (buckets_.empty()) {
+    first_ = from;
+    buckets_.assign(kLinear, 0);
+  } else if (b < first_) {
+    buckets_.insert(buckets_.begin(), first_ - from, 0);
+    first_ = from;
+  } else if (b >= first_ + buckets_.size()) {
+    buckets_.resize(from + kLinear - first_, 0);
+  }
+}
+
 void LatencyHistogram::add(int64_t ns) {
   const size_t b = bucket_of(ns);
-  if (b >= buckets_.size()) buckets_.resize(b + 1, 0);
-  ++buckets_[b];
+  if (b - first_ >= buckets_.size()) cover(b);  // below first_ too: the difference wraps
+  ++buckets_[b - first_];
   ++count_;
   sum_ += ns;
   max_ = count_ == 1 ? ns : std::max(max_, ns);
@@ -41,8 +54,12 @@ double LatencyHistogram::mean() const {
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {
-  if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
-  for (size_t b = 0; b < other.buckets_.size(); ++b) buckets_[b] += other.buckets_[b];
+  if (!other.buckets_.empty()) {
+    cover(other.first_);
+    cover(other.first_ + other.buckets_.size() - 1);
+    for (size_t i = 0; i < other.buckets_.size(); ++i)
+      buckets_[other.first_ + i - first_] += other.buckets_[i];
+  }
   if (other.count_ > 0) max_ = count_ == 0 ? other.max_ : std::max(max_, other.max_);
   count_ += other.count_;
   sum_ += other.sum_;
@@ -53,20 +70,21 @@ int64_t LatencyHistogram::percentile(double p) const {
   const auto rank =
       static_cast<uint64_t>(std::max(1.0, std::ceil(p / 100.0 * static_cast<double>(count_))));
   uint64_t seen = 0;
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    seen += buckets_[b];
-    if (seen >= rank) return upper_bound_of(b);
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    seen += buckets_[i];
+    if (seen >= rank) return upper_bound_of(first_ + i);
   }
-  return upper_bound_of(buckets_.size() - 1);
+  return upper_bound_of(bucket_of(max_));
 }
 
 std::vector<std::pair<int64_t, double>> LatencyHistogram::cdf() const {
   std::vector<std::pair<int64_t, double>> out;
   uint64_t seen = 0;
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    if (buckets_[b] == 0) continue;
-    seen += buckets_[b];
-    out.emplace_back(upper_bound_of(b), static_cast<double>(seen) / static_cast<double>(count_));
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    if (buckets_[i] == 0) continue;
+    seen += buckets_[i];
+    out.emplace_back(upper_bound_of(first_ + i),
+                     static_cast<double>(seen) / static_cast<double>(count_));
   }
   return out;
 }

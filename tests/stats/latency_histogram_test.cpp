@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "stats/stats.h"
 
@@ -65,6 +66,26 @@ RC_GTEST_PROP(LatencyHistogramProperties, MergeIsUnion,
   RC_ASSERT(ha.cdf() == all.cdf());
   RC_ASSERT(ha.max() == all.max());
   RC_ASSERT(ha.mean() == all.mean());
+}
+
+// The buckets span only the powers of two from the least sample to the largest, grown down and up
+// as samples come: any order of the same samples (rising: each one above the span; falling: each
+// one below it) gives the same histogram, over the whole range of int64 (negative samples count
+// as 0).
+RC_GTEST_PROP(LatencyHistogramProperties, AnyOrderOfTheSamplesGivesTheSameHistogram,
+              (std::vector<int64_t> v)) {
+  const auto summary = [](const std::vector<int64_t>& samples) {
+    LatencyHistogram h;
+    for (int64_t x : samples) h.add(x);
+    std::vector<int64_t> at;
+    for (double p : {0.5, 1.0, 25.0, 50.0, 90.0, 99.0, 99.9, 100.0}) at.push_back(h.percentile(p));
+    return std::tuple(h.count(), h.max(), h.cdf(), at);
+  };
+  const auto as_given = summary(v);
+  std::sort(v.begin(), v.end());
+  RC_ASSERT(summary(v) == as_given);
+  std::reverse(v.begin(), v.end());
+  RC_ASSERT(summary(v) == as_given);
 }
 
 // `vlag kernel check`'s wakeup columns: the summary of a histogram against that of the samples
