@@ -23,8 +23,10 @@ int64_t LatencyHistogram::upper_bound_of(size_t bucket) {
   const auto k = static_cast<int64_t>(bucket) - kLinear;
   const int64_t exp = k / kLinear + kSubBits;
   const int64_t sub = k % kLinear;
-  const int64_t width = int64_t{1} << (exp - kSubBits);
-  return (int64_t{1} << exp) + (sub + 1) * width - 1;
+  // In unsigned arithmetic: the last bucket's bound is 2^63 − 1, whose sum before the − 1 is not
+  // an int64.
+  const uint64_t width = uint64_t{1} << (exp - kSubBits);
+  return static_cast<int64_t>((uint64_t{1} << exp) + static_cast<uint64_t>(sub + 1) * width - 1);
 }
 
 void LatencyHistogram::cover(size_t b) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "stats/stats.h"
@@ -29,6 +30,15 @@ TEST(LatencyHistogram, SmallValuesAreExact) {
   EXPECT_EQ(h.percentile(50), 5);
   EXPECT_EQ(h.percentile(100), 63);
   EXPECT_EQ(LatencyHistogram{}.percentile(99), 0);
+}
+
+// The last bucket's bound is the largest int64: reached without an overflow on the way (UBSan
+// found one in its sum).
+TEST(LatencyHistogram, TheLargestSampleHasTheLargestBound) {
+  LatencyHistogram h;
+  h.add(std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(h.percentile(50), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(h.cdf().back().first, std::numeric_limits<int64_t>::max());
 }
 
 TEST(LatencyHistogram, CdfEndsAtOne) {
