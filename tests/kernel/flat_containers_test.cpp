@@ -23,6 +23,17 @@
 namespace vlag::kernel {
 namespace {
 
+// A lookup of key in a table of counts finds what the std::map it stands for holds.
+template <class Table>
+void expect_found_as_in(const std::map<int64_t, int64_t>& model, const Table& table, int64_t key) {
+  const int64_t* v = table.find(key);
+  const auto it = model.find(key);
+  ASSERT_EQ(v != nullptr, it != model.end());
+  if (v) {
+    ASSERT_EQ(*v, it->second);
+  }
+}
+
 TEST(FlatTable, AnswersAsAMapAndItsValuesStayPut) {
   FlatTable<int64_t, int64_t> table;
   std::map<int64_t, int64_t> model;
@@ -41,12 +52,8 @@ TEST(FlatTable, AnswersAsAMapAndItsValuesStayPut) {
       v += 1;
       model[key] += 1;
     } else {
-      const int64_t* v = table.find(key);
-      const auto it = model.find(key);
-      ASSERT_EQ(v != nullptr, it != model.end());
-      if (v) {
-        ASSERT_EQ(*v, it->second);
-      }
+      expect_found_as_in(model, table, key);
+      if (HasFatalFailure()) return;
     }
   }
   ASSERT_EQ(table.size(), model.size());
@@ -123,12 +130,8 @@ TEST(InlineTable, AnswersAsAMap) {
       v += 1;
       model[key] += 1;
     } else {
-      const int64_t* v = table.find(key);
-      const auto it = model.find(key);
-      ASSERT_EQ(v != nullptr, it != model.end());
-      if (v) {
-        ASSERT_EQ(*v, it->second);
-      }
+      expect_found_as_in(model, table, key);
+      if (HasFatalFailure()) return;
     }
     ASSERT_EQ(table.size(), model.size());
   }
