@@ -23,6 +23,7 @@
 #include "kernel/record.h"
 #include "kernel/sched_debug.h"
 #include "kernel/service.h"
+#include "tests/support/temp_dir.h"
 
 namespace vlag::kernel {
 namespace {
@@ -52,17 +53,16 @@ TEST(LiveKernel, RecordedHogsAndPeriodicTaskGiveNoViolationAndCountAsTheIndepend
   if (!missing.empty()) GTEST_SKIP() << "cannot record here: " << missing.front();
   const int cpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) - 1;
   const std::string pin = "taskset -c " + std::to_string(cpu) + " ";
-  char dir[] = "/tmp/vlag-live-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string stats = std::string(dir) + "/periodic.txt";
-  const std::string pids = std::string(dir) + "/hogs.txt";
+  const testing::TempDir dir;
+  const std::string stats = dir.path() + "/periodic.txt";
+  const std::string pids = dir.path() + "/hogs.txt";
   const auto hog = [&](int nice) {
     return pin + VLAG_TOOL_HOG + " 2.4 " + std::to_string(nice) + " " + pids + " & ";
   };
   RecordOptions o;
   o.cpu = -1;  // every CPU: what a task does elsewhere is seen, so verdicts can be conclusive
   o.duration_s = 3.0;
-  o.out_dir = std::string(dir) + "/rec";
+  o.out_dir = dir.path() + "/rec";
   o.command = {"sh", "-c",
                hog(0) + hog(2) + hog(-3) + pin + VLAG_TOOL_PERIODIC + " 2.4 2000 200 500 " + stats +
                    "; wait"};

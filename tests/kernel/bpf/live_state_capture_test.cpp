@@ -12,6 +12,7 @@
 
 #include "kernel/bpf/state_capture.h"
 #include "tests/kernel/bpf/state_checks.h"
+#include "tests/support/temp_dir.h"
 
 namespace vlag::kernel::bpf {
 namespace {
@@ -29,11 +30,9 @@ const Captured& captured() {
   static const Captured c = [] {
     Captured out;
     out.cpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) - 1;
-    char dir[] = "/tmp/vlag-bpf-live-XXXXXX";
-    if (!mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
+    const testing::TempDir dir;
     const std::string pin = "taskset -c " + std::to_string(out.cpu) + " ";
-    const std::string pids = std::string(dir) + "/hogs.txt",
-                      stats = std::string(dir) + "/periodic.txt";
+    const std::string pids = dir.path() + "/hogs.txt", stats = dir.path() + "/periodic.txt";
     const auto hog = [&](int nice) {
       return pin + VLAG_TOOL_HOG + " 1.2 " + std::to_string(nice) + " " + pids + " & ";
     };
