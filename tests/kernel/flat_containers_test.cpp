@@ -23,15 +23,19 @@
 namespace vlag::kernel {
 namespace {
 
-// A lookup of key in a table of counts finds what the std::map it stands for holds.
+// Whether a lookup of key in a table of counts finds what the std::map it stands for holds.
 template <class Table>
-void expect_found_as_in(const std::map<int64_t, int64_t>& model, const Table& table, int64_t key) {
+::testing::AssertionResult found_as_in(const std::map<int64_t, int64_t>& model, const Table& table,
+                                       int64_t key) {
   const int64_t* v = table.find(key);
   const auto it = model.find(key);
-  ASSERT_EQ(v != nullptr, it != model.end());
-  if (v) {
-    ASSERT_EQ(*v, it->second);
-  }
+  if ((v != nullptr) != (it != model.end()))
+    return ::testing::AssertionFailure()
+           << "key " << key << (v ? " found, not in the map" : " not found, in the map");
+  if (v && *v != it->second)
+    return ::testing::AssertionFailure()
+           << "key " << key << ": " << *v << ", the map " << it->second;
+  return ::testing::AssertionSuccess();
 }
 
 TEST(FlatTable, AnswersAsAMapAndItsValuesStayPut) {
@@ -52,8 +56,7 @@ TEST(FlatTable, AnswersAsAMapAndItsValuesStayPut) {
       v += 1;
       model[key] += 1;
     } else {
-      expect_found_as_in(model, table, key);
-      if (HasFatalFailure()) return;
+      ASSERT_TRUE(found_as_in(model, table, key));
     }
   }
   ASSERT_EQ(table.size(), model.size());
@@ -130,8 +133,7 @@ TEST(InlineTable, AnswersAsAMap) {
       v += 1;
       model[key] += 1;
     } else {
-      expect_found_as_in(model, table, key);
-      if (HasFatalFailure()) return;
+      ASSERT_TRUE(found_as_in(model, table, key));
     }
     ASSERT_EQ(table.size(), model.size());
   }
